@@ -1,0 +1,42 @@
+"""gpuarr: NumPy-style arrays on CUDA GPUs, with precompiled kernels.
+
+    import gpuarr as gp
+    x = gp.asarray(host_array)      # host -> device
+    y = x[::2].reshape(-1)          # views, as in NumPy
+    host = gp.asnumpy(y)            # device -> host
+
+``import gpuarr`` works without a GPU; ``gpuarr.is_available()`` says whether
+one can be used, and the first device operation without one raises
+gpuarr.cuda.NoDeviceError naming the cause.
+"""
+import numpy as _numpy
+
+from . import _core
+from ._core import ndarray, is_available, array, empty, zeros, ones, full
+from ._array import Flags as _Flags
+from . import cuda
+from .cuda import (get_default_memory_pool, get_default_pinned_memory_pool,
+                   MemoryPointer as _MemoryPointer, Device as _Device)
+from ._creation import (asarray, asanyarray, ascontiguousarray, asfortranarray, asnumpy,
+                        empty_like, zeros_like, ones_like, full_like, arange, linspace, eye,
+                        identity, meshgrid)
+from ._manipulation import (reshape, ravel, transpose, swapaxes, moveaxis, squeeze,
+                            expand_dims, diagonal, copy, broadcast_to, flip, fliplr, flipud,
+                            atleast_1d, atleast_2d, concatenate, stack, hstack, vstack,
+                            _stack_sequence)
+
+# NumPy's dtype machinery and scalar types, re-exported.
+from numpy import (dtype, bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                   float16, float32, float64, complex64, complex128, intp, uintp, byte, short,
+                   intc, int_, longlong, ubyte, ushort, uintc, uint, ulonglong, half, single,
+                   double, csingle, cdouble, number, integer, signedinteger, unsignedinteger,
+                   floating, complexfloating, generic, newaxis, pi, e, inf, nan,
+                   result_type, can_cast, promote_types, finfo, iinfo, issubdtype)
+bool = _numpy.bool  # noqa: A001  (NumPy 2 spelling)
+
+_core._register_helper("Flags", _Flags)
+_core._register_helper("MemoryPointer", _MemoryPointer)
+_core._register_helper("Device", _Device)
+_core._register_helper("stack_sequence", _stack_sequence)
+
+__version__ = "0.1.0"

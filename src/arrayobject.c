@@ -1,0 +1,432 @@
+/*
+ * arrayobject.c -- the gpuarr.ndarray object: its struct, construction,
+ * destruction and type object.  Attributes live in getset.c, methods in
+ * methods.c, indexing in mapping.c, operators in number.c.
+ *
+ * Ownership
+ * ---------
+ * An array either owns its memory (GA_OWNDATA) or is a view of memory that
+ * something else owns.
+ *
+ * - An owning array holds one block from its device's pool: `alloc`,
+ *   `alloc_size` and the stream it was allocated on.  When the last
+ *   reference goes, the block returns to the pool at once (on that stream,
+ *   so later work on the stream is ordered after earlier uses).
+ * - A view holds a strong reference in `base` to the owner of its memory:
+ *   the owning ndarray (never another view: chains are flattened when the
+ *   view is made) or a foreign object (a MemoryPointer, a CuPy array, a
+ *   DLPack capsule's owner...) that keeps the memory alive.
+ * - `data` points at element [0, ..., 0]; with negative strides other
+ *   elements lie below it.  Only the owner ever returns memory to the pool.
+ * - `descr` is a strong reference to a NumPy dtype in native byte order.
+ */
+#include "gpuarr.h"
+
+/* Registry of Python-level helpers the C code hands objects to (the Flags
+ * class, MemoryPointer, Device): filled by gpuarr/__init__.py. */
+static PyObject *helpers = NULL;
+
+PyObject *
+ga_helper(const char *name)
+{
+    PyObject *h = helpers ? PyDict_GetItemString(helpers, name) : NULL;
+    if (h == NULL)
+        PyErr_Format(PyExc_RuntimeError, "gpuarr helper %s is not registered", name);
+    return h;
+}
+
+static int
+array_alloc_dims(ga_array *a, int ndim)
+{
+    a->ndim = ndim;
+    if (ndim <= GA_INLINE_DIMS) {
+        a->shape = a->dims_inline;
+        a->strides = a->dims_inline + GA_INLINE_DIMS;
+        return 0;
+    }
+    a->shape = PyMem_Malloc(2 * (size_t)ndim * sizeof(npy_intp));
+    if (a->shape == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    a->strides = a->shape + ndim;
+    return 0;
+}
+
+void
+ga_array_update_flags(ga_array *a)
+{
+    npy_intp item = ga_array_itemsize(a);
+    int c = 1, f = 1;
+    npy_intp expect = item;
+    for (int i = a->ndim - 1; i >= 0; --i) {
+        if (a->shape[i] == 0) {
+            c = f = 1;
+            goto done;
+        }
+        if (a->shape[i] != 1) {
+            if (a->strides[i] != expect)
+                c = 0;
+            expect *= a->shape[i];
+        }
+    }
+    expect = item;
+    for (int i = 0; i < a->ndim; ++i) {
+        if (a->shape[i] != 1) {
+            if (a->strides[i] != expect)
+                f = 0;
+            expect *= a->shape[i];
+        }
+    }
+done:
+    a->flags &= ~(GA_C_CONTIGUOUS | GA_F_CONTIGUOUS);
+    if (c)
+        a->flags |= GA_C_CONTIGUOUS;
+    if (f)
+        a->flags |= GA_F_CONTIGUOUS;
+}
+
+static ga_array *
+array_new_raw(int ndim, PyArray_Descr *descr, int device)
+{
+    ga_array *a = (ga_array *)GA_ArrayType.tp_alloc(&GA_ArrayType, 0);
+    if (a == NULL) {
+        Py_DECREF(descr);
+        return NULL;
+    }
+    a->descr = descr;
+    a->device = device;
+    a->type = ga_dtype_code(descr, NULL);
+    if (a->type < 0 || array_alloc_dims(a, ndim) < 0) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* Bytes needed for `ndim`/`shape` of `itemsize`, or -1 with ValueError. */
+static npy_intp
+shape_nbytes(int ndim, const npy_intp *shape, npy_intp itemsize)
+{
+    npy_intp n = itemsize;
+    int zero = 0;
+    if (ndim > NPY_MAXDIMS) {
+        PyErr_Format(PyExc_ValueError, "maximum supported dimension for an ndarray is %d, "
+                     "found %d", NPY_MAXDIMS, ndim);
+        return -1;
+    }
+    for (int i = 0; i < ndim; ++i) {
+        if (shape[i] < 0) {
+            PyErr_SetString(PyExc_ValueError, "negative dimensions are not allowed");
+            return -1;
+        }
+        if (shape[i] == 0)
+            zero = 1;
+        else if (!zero && n > NPY_MAX_INTP / shape[i]) {
+            PyErr_SetString(PyExc_ValueError, "array is too big; `arr.size * arr.dtype.itemsize` "
+                            "is larger than the maximum possible size.");
+            return -1;
+        }
+        else
+            n *= shape[i];
+    }
+    return zero ? 0 : n;
+}
+
+ga_array *
+ga_array_empty(int ndim, const npy_intp *shape, PyArray_Descr *descr, int fortran, int device)
+{
+    npy_intp item = PyDataType_ELSIZE(descr);
+    npy_intp nbytes = shape_nbytes(ndim, shape, item);
+    int failed = 0;
+    if (nbytes < 0 || ga_runtime_use_device(device) < 0) {
+        Py_DECREF(descr);
+        return NULL;
+    }
+    ga_array *a = array_new_raw(ndim, descr, device);
+    if (a == NULL)
+        return NULL;
+    npy_intp stride = item;
+    for (int k = 0; k < ndim; ++k) {
+        int i = fortran ? k : ndim - 1 - k;
+        a->shape[i] = shape[i];
+        a->strides[i] = stride;
+        stride *= shape[i] ? shape[i] : 1;
+    }
+    a->alloc_stream = ga_runtime_current_stream();
+    a->alloc = ga_pool_malloc(device, (size_t)nbytes, a->alloc_stream, &failed);
+    if (failed) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    a->alloc_size = (size_t)nbytes;
+    a->data = a->alloc;
+    a->flags = GA_OWNDATA | GA_WRITEABLE;
+    ga_array_update_flags(a);
+    return a;
+}
+
+ga_array *
+ga_array_view(PyObject *base, char *data, int ndim, const npy_intp *shape,
+              const npy_intp *strides, PyArray_Descr *descr, int device, int writeable)
+{
+    ga_array *a = array_new_raw(ndim, descr, device);
+    if (a == NULL)
+        return NULL;
+    if (base != NULL && ga_array_check(base) && !(((ga_array *)base)->flags & GA_OWNDATA)
+        && ((ga_array *)base)->base != NULL)
+        base = ((ga_array *)base)->base;
+    Py_XINCREF(base);
+    a->base = base;
+    a->data = data;
+    memcpy(a->shape, shape, ndim * sizeof(npy_intp));
+    memcpy(a->strides, strides, ndim * sizeof(npy_intp));
+    a->flags = writeable ? GA_WRITEABLE : 0;
+    ga_array_update_flags(a);
+    return a;
+}
+
+static void
+array_dealloc(ga_array *self)
+{
+    if (self->weakrefs != NULL)
+        PyObject_ClearWeakRefs((PyObject *)self);
+    if (self->flags & GA_OWNDATA)
+        ga_pool_free(self->device, self->alloc, self->alloc_size, self->alloc_stream);
+    Py_CLEAR(self->base);
+    Py_CLEAR(self->descr);
+    if (self->shape != NULL && self->shape != self->dims_inline)
+        PyMem_Free(self->shape);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Parse a shape argument: an int or a sequence of ints.  Returns ndim or -1. */
+int
+ga_parse_shape(PyObject *obj, npy_intp *dims, const char *argname)
+{
+    if (PyIndex_Check(obj)) {
+        dims[0] = PyNumber_AsSsize_t(obj, PyExc_ValueError);
+        return dims[0] == -1 && PyErr_Occurred() ? -1 : 1;
+    }
+    PyObject *fast = PySequence_Fast(obj, "");
+    if (fast == NULL) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int or a sequence of ints, not %s",
+                     argname, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n > NPY_MAXDIMS) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "maximum supported dimension for an ndarray is %d, "
+                     "found %zd", NPY_MAXDIMS, n);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        if (!PyIndex_Check(item)) {
+            PyErr_Format(PyExc_TypeError, "%s must contain only integers, not %s", argname,
+                         Py_TYPE(item)->tp_name);
+            Py_DECREF(fast);
+            return -1;
+        }
+        dims[i] = PyNumber_AsSsize_t(item, PyExc_ValueError);
+        if (dims[i] == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    return (int)n;
+}
+
+/* Parse order='C'/'F' (also None -> default, 'A'/'K' -> C). */
+int
+ga_parse_order(PyObject *obj, char deflt, char *out)
+{
+    if (obj == NULL || obj == Py_None) {
+        *out = deflt;
+        return 0;
+    }
+    const char *s = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
+    if (s == NULL || strlen(s) != 1 || strchr("CFAKcfak", s[0]) == NULL) {
+        PyErr_Format(PyExc_ValueError, "order must be one of 'C', 'F', 'A', or 'K' (got %R)", obj);
+        return -1;
+    }
+    *out = (char)(s[0] & ~0x20);
+    return 0;
+}
+
+/* ndarray(shape, dtype=float, memptr=None, strides=None, order='C') */
+static PyObject *
+array_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"shape", "dtype", "memptr", "strides", "order", NULL};
+    PyObject *shape_obj, *dtype_obj = NULL, *memptr = Py_None, *strides_obj = Py_None;
+    PyObject *order_obj = NULL;
+    npy_intp dims[NPY_MAXDIMS], strides[NPY_MAXDIMS];
+    char order;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOO", kwlist, &shape_obj, &dtype_obj,
+                                     &memptr, &strides_obj, &order_obj))
+        return NULL;
+    int ndim = ga_parse_shape(shape_obj, dims, "shape");
+    if (ndim < 0 || ga_parse_order(order_obj, 'C', &order) < 0)
+        return NULL;
+    PyArray_Descr *descr = ga_dtype_converter_or(dtype_obj, NULL, "dtype");
+    if (descr == NULL && PyErr_Occurred())
+        return NULL;
+    if (descr == NULL)
+        descr = PyArray_DescrFromType(NPY_FLOAT64);
+    if (memptr == Py_None)
+        return (PyObject *)ga_array_empty(ndim, dims, descr, order == 'F',
+                                          ga_runtime_current_device());
+
+    /* An array over foreign memory: memptr has .ptr (and optionally .device_id). */
+    npy_intp nbytes = shape_nbytes(ndim, dims, PyDataType_ELSIZE(descr));
+    PyObject *ptr_obj = PyObject_GetAttrString(memptr, "ptr");
+    if (nbytes < 0 || ptr_obj == NULL) {
+        if (ptr_obj == NULL)
+            PyErr_SetString(PyExc_TypeError, "memptr must be a gpuarr.cuda.MemoryPointer "
+                            "(an object with a .ptr device address)");
+        Py_DECREF(descr);
+        return NULL;
+    }
+    uintptr_t ptr = (uintptr_t)PyLong_AsVoidPtr(ptr_obj);
+    Py_DECREF(ptr_obj);
+    if (PyErr_Occurred()) {
+        Py_DECREF(descr);
+        return NULL;
+    }
+    int device = ga_runtime_current_device();
+    PyObject *dev_obj = PyObject_GetAttrString(memptr, "device_id");
+    if (dev_obj != NULL) {
+        device = (int)PyLong_AsLong(dev_obj);
+        Py_DECREF(dev_obj);
+        if (PyErr_Occurred()) {
+            Py_DECREF(descr);
+            return NULL;
+        }
+    } else {
+        PyErr_Clear();
+    }
+    npy_intp item = PyDataType_ELSIZE(descr);
+    if (strides_obj != Py_None) {
+        int ns = ga_parse_shape(strides_obj, strides, "strides");
+        if (ns < 0 || ns != ndim) {
+            if (ns >= 0)
+                PyErr_SetString(PyExc_ValueError, "strides must have one entry per dimension");
+            Py_DECREF(descr);
+            return NULL;
+        }
+    } else {
+        npy_intp s = item;
+        for (int k = 0; k < ndim; ++k) {
+            int i = order == 'F' ? k : ndim - 1 - k;
+            strides[i] = s;
+            s *= dims[i] ? dims[i] : 1;
+        }
+    }
+    return (PyObject *)ga_array_view(memptr, (char *)ptr, ndim, dims, strides, descr, device, 1);
+}
+
+static Py_ssize_t
+array_length(ga_array *self)
+{
+    if (self->ndim == 0) {
+        PyErr_SetString(PyExc_TypeError, "len() of unsized object");
+        return -1;
+    }
+    return self->shape[0];
+}
+
+/* repr/str: the values as NumPy prints them (one synchronising copy to the
+ * host); the device is named when it is not device 0. */
+static PyObject *
+array_repr_impl(ga_array *self, int repr)
+{
+    PyObject *host = ga_transfer_to_numpy(self, NULL, NULL, 1);
+    if (host == NULL)
+        return NULL;
+    PyObject *text = repr ? PyObject_Repr(host) : PyObject_Str(host);
+    Py_DECREF(host);
+    if (text == NULL || !repr || self->device == 0)
+        return text;
+    /* "array([...], dtype=...)" -> "array([...], dtype=..., device=N)" */
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    PyObject *head = PyUnicode_Substring(text, 0, len - 1);
+    Py_DECREF(text);
+    if (head == NULL)
+        return NULL;
+    PyObject *out = PyUnicode_FromFormat("%U, device=%d)", head, self->device);
+    Py_DECREF(head);
+    return out;
+}
+
+static PyObject *array_repr(ga_array *self) { return array_repr_impl(self, 1); }
+static PyObject *array_str(ga_array *self) { return array_repr_impl(self, 0); }
+
+static PyObject *
+array_iter(ga_array *self)
+{
+    if (self->ndim == 0) {
+        PyErr_SetString(PyExc_TypeError, "iteration over a 0-d array");
+        return NULL;
+    }
+    return PySeqIter_New((PyObject *)self);
+}
+
+static PySequenceMethods array_as_sequence = {
+    .sq_length = (lenfunc)array_length,
+    .sq_item = (ssizeargfunc)ga_array_item,
+};
+
+PyTypeObject GA_ArrayType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "gpuarr.ndarray",
+    .tp_basicsize = sizeof(ga_array),
+    .tp_dealloc = (destructor)array_dealloc,
+    .tp_repr = (reprfunc)array_repr,
+    .tp_str = (reprfunc)array_str,
+    .tp_as_number = &ga_array_as_number,
+    .tp_as_sequence = &array_as_sequence,
+    .tp_as_mapping = &ga_array_as_mapping,
+    .tp_hash = PyObject_HashNotImplemented,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "ndarray(shape, dtype=float, memptr=None, strides=None, order='C')\n\n"
+              "An N-dimensional array in GPU memory with NumPy semantics.",
+    .tp_weaklistoffset = offsetof(ga_array, weakrefs),
+    .tp_iter = (getiterfunc)array_iter,
+    .tp_methods = ga_array_methods,
+    .tp_getset = ga_array_getset,
+    .tp_new = array_new,
+};
+
+/* _register_helper(name, obj): give the C core a Python-level object. */
+static PyObject *
+py_register_helper(PyObject *self, PyObject *args)
+{
+    const char *name;
+    PyObject *obj;
+    if (!PyArg_ParseTuple(args, "sO", &name, &obj))
+        return NULL;
+    if (PyDict_SetItemString(helpers, name, obj) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef arrayobject_functions[] = {
+    {"_register_helper", py_register_helper, METH_VARARGS, "Register a Python helper."},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+ga_arrayobject_init(PyObject *m)
+{
+    helpers = PyDict_New();
+    if (helpers == NULL || PyModule_AddObjectRef(m, "_helpers", helpers) < 0)
+        return -1;
+    if (PyType_Ready(&GA_ArrayType) < 0)
+        return -1;
+    if (PyModule_AddObjectRef(m, "ndarray", (PyObject *)&GA_ArrayType) < 0)
+        return -1;
+    return PyModule_AddFunctions(m, arrayobject_functions);
+}

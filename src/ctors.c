@@ -1,0 +1,359 @@
+/*
+ * ctors.c -- making arrays: array/asarray from anything, empty, zeros,
+ * ones, full, and the sequence primitive behind arange and linspace.
+ *
+ * Everything that reaches the device from the host goes through
+ * ga_asarray: device arrays pass through (or are copied / converted /
+ * moved to the current device), everything else is first made a NumPy
+ * array by NumPy itself (nested lists, scalars, buffer-protocol objects,
+ * big-endian or strided arrays), then transferred.  Sequences that contain
+ * device arrays (a list of 0-d results) are stacked on the device by the
+ * Python helper "stack_sequence".
+ */
+#include "gpuarr.h"
+
+static int
+contains_device_array(PyObject *obj, int depth)
+{
+    if (ga_array_check(obj))
+        return 1;
+    if (depth > 32 || !(PyList_Check(obj) || PyTuple_Check(obj)))
+        return 0;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+    for (Py_ssize_t i = 0; i < n; ++i)
+        if (contains_device_array(PySequence_Fast_GET_ITEM(obj, i), depth + 1))
+            return 1;
+    return 0;
+}
+
+/* A device array on the current device with the same values as `a`. */
+static ga_array *
+to_current_device(ga_array *a)
+{
+    int dev = ga_runtime_current_device();
+    ga_array *src = NULL, *out = NULL;
+    if (!(a->flags & GA_C_CONTIGUOUS)) {
+        src = ga_array_copy_as(a, NULL, 0);
+        if (src == NULL)
+            return NULL;
+        a = src;
+    }
+    Py_INCREF(a->descr);
+    out = ga_array_empty(a->ndim, a->shape, a->descr, 0, dev);
+    if (out == NULL)
+        goto fail;
+    size_t n = (size_t)ga_array_size(a) * ga_array_itemsize(a);
+    if (n)
+        GA_CUDA_TRY(cudaMemcpyPeerAsync(out->data, dev, a->data, a->device, n,
+                                        ga_runtime_current_stream()));
+    Py_XDECREF(src);
+    return out;
+fail:
+    Py_XDECREF(src);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+static int
+layout_ok(ga_array *a, char order)
+{
+    return order == 'K' || order == 'A' ||
+           (order == 'C' && (a->flags & GA_C_CONTIGUOUS)) ||
+           (order == 'F' && (a->flags & GA_F_CONTIGUOUS));
+}
+
+PyObject *
+ga_asarray(PyObject *obj, PyArray_Descr *descr, int copy, char order)
+{
+    ga_array *a = NULL;
+    if (ga_array_check(obj)) {
+        a = (ga_array *)obj;
+        Py_INCREF(a);
+        if (a->device != ga_runtime_current_device()) {
+            if (copy == 0) {
+                PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an "
+                                "array as requested: the array is on another device.");
+                goto fail;
+            }
+            ga_array *moved = to_current_device(a);
+            Py_DECREF(a);
+            if (moved == NULL)
+                goto fail;
+            a = moved;
+            copy = -1;
+        }
+        int same = descr == NULL || PyArray_EquivTypes(descr, a->descr);
+        if (same && copy != 1 && layout_ok(a, order)) {
+            Py_XDECREF(descr);
+            return (PyObject *)a;
+        }
+        if (copy == 0) {
+            PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an array as "
+                            "requested.");
+            goto fail;
+        }
+        int fortran = order == 'F' || ((order == 'K' || order == 'A') &&
+                                       (a->flags & GA_F_CONTIGUOUS) && !(a->flags & GA_C_CONTIGUOUS));
+        ga_array *out = ga_array_copy_as(a, descr, fortran);
+        descr = NULL;
+        Py_DECREF(a);
+        return (PyObject *)out;
+    }
+    if (copy == 0) {
+        PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an array as "
+                        "requested: host data must be copied to the device.");
+        goto fail;
+    }
+    if ((PyList_Check(obj) || PyTuple_Check(obj)) && contains_device_array(obj, 0)) {
+        PyObject *stack = ga_helper("stack_sequence");
+        if (stack == NULL)
+            goto fail;
+        PyObject *r = PyObject_CallFunctionObjArgs(stack, obj, descr ? (PyObject *)descr : Py_None,
+                                                   NULL);
+        Py_XDECREF(descr);
+        return r;
+    }
+    PyArrayObject *host = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
+    if (host == NULL)
+        goto fail;
+    a = ga_transfer_from_numpy(host, descr, ga_runtime_current_device());
+    descr = NULL;
+    Py_DECREF(host);
+    if (a == NULL)
+        return NULL;
+    if (!layout_ok(a, order)) {
+        ga_array *out = ga_array_copy_as(a, NULL, order == 'F');
+        Py_DECREF(a);
+        return (PyObject *)out;
+    }
+    return (PyObject *)a;
+fail:
+    Py_XDECREF(descr);
+    Py_XDECREF(a);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- Python */
+
+static int
+parse_copy(PyObject *obj, int *copy)
+{
+    if (obj == NULL || obj == Py_True) {
+        *copy = 1;
+    } else if (obj == Py_None) {
+        *copy = -1;
+    } else if (obj == Py_False) {
+        *copy = 0;
+    } else {
+        int v = PyObject_IsTrue(obj);
+        if (v < 0)
+            return -1;
+        *copy = v;
+    }
+    return 0;
+}
+
+/* array(obj, dtype=None, copy=True, order='K', ndmin=0) */
+static PyObject *
+py_array(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"obj", "dtype", "copy", "order", "ndmin", NULL};
+    PyObject *obj, *dtype = NULL, *copy_obj = NULL, *order_obj = NULL;
+    int ndmin = 0, copy;
+    char order;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOi", kwlist, &obj, &dtype, &copy_obj,
+                                     &order_obj, &ndmin))
+        return NULL;
+    if (parse_copy(copy_obj, &copy) < 0 || ga_parse_order(order_obj, 'K', &order) < 0)
+        return NULL;
+    PyArray_Descr *descr = ga_dtype_converter_or(dtype, NULL, "dtype");
+    if (descr == NULL && PyErr_Occurred())
+        return NULL;
+    PyObject *r = ga_asarray(obj, descr, copy, order);
+    if (r == NULL || ndmin <= ((ga_array *)r)->ndim)
+        return r;
+    ga_array *a = (ga_array *)r;
+    npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS];
+    int pad = ndmin - a->ndim;
+    if (ndmin > NPY_MAXDIMS) {
+        Py_DECREF(r);
+        PyErr_Format(PyExc_ValueError, "ndmin bigger than allowable number of dimensions %d",
+                     NPY_MAXDIMS);
+        return NULL;
+    }
+    for (int i = 0; i < ndmin; ++i) {
+        shape[i] = i < pad ? 1 : a->shape[i - pad];
+        strides[i] = i < pad ? 0 : a->strides[i - pad];
+    }
+    Py_INCREF(a->descr);
+    PyObject *v = (PyObject *)ga_array_view((PyObject *)a, a->data, ndmin, shape, strides,
+                                            a->descr, a->device, a->flags & GA_WRITEABLE);
+    Py_DECREF(r);
+    return v;
+}
+
+/* Shared argument handling of empty/zeros/ones: (shape, dtype=float, order='C'). */
+static ga_array *
+new_filled(PyObject *args, PyObject *kwds, int what, PyObject *fill_value)
+{
+    static char *kwlist[] = {"shape", "dtype", "order", NULL};
+    PyObject *shape_obj, *dtype = NULL, *order_obj = NULL;
+    npy_intp dims[NPY_MAXDIMS];
+    char order;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO", kwlist, &shape_obj, &dtype, &order_obj))
+        return NULL;
+    int ndim = ga_parse_shape(shape_obj, dims, "shape");
+    if (ndim < 0 || ga_parse_order(order_obj, 'C', &order) < 0)
+        return NULL;
+    if (order != 'C' && order != 'F') {
+        PyErr_SetString(PyExc_ValueError, "order must be 'C' or 'F'");
+        return NULL;
+    }
+    PyArray_Descr *descr = ga_dtype_converter_or(dtype, NULL, "dtype");
+    if (descr == NULL && PyErr_Occurred())
+        return NULL;
+    if (descr == NULL) {
+        if (fill_value != NULL && !ga_array_check(fill_value)) {
+            PyArrayObject *v = (PyArrayObject *)PyArray_FromAny(fill_value, NULL, 0, 0, 0, NULL);
+            if (v == NULL)
+                return NULL;
+            descr = ga_dtype_converter_or((PyObject *)PyArray_DESCR(v), NULL, "fill_value");
+            Py_DECREF(v);
+            if (descr == NULL)
+                return NULL;
+        } else if (fill_value != NULL) {
+            descr = ((ga_array *)fill_value)->descr;
+            Py_INCREF(descr);
+        } else {
+            descr = PyArray_DescrFromType(NPY_FLOAT64);
+        }
+    }
+    ga_array *a = ga_array_empty(ndim, dims, descr, order == 'F', ga_runtime_current_device());
+    if (a == NULL || what == 0)
+        return a;
+    int rc;
+    if (what == 1) {
+        ga_kscalar zero;
+        memset(&zero, 0, sizeof(zero));
+        rc = ga_fill_bytes(a, &zero);
+    } else if (what == 2) {
+        rc = ga_assign_scalar(a, Py_True);
+    } else if (ga_array_check(fill_value)) {
+        rc = ga_assign_array(a, (ga_array *)fill_value);
+    } else {
+        rc = ga_assign_scalar(a, fill_value);
+    }
+    if (rc < 0) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+static PyObject *
+py_empty(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    return (PyObject *)new_filled(args, kwds, 0, NULL);
+}
+
+static PyObject *
+py_zeros(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    return (PyObject *)new_filled(args, kwds, 1, NULL);
+}
+
+static PyObject *
+py_ones(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    return (PyObject *)new_filled(args, kwds, 2, NULL);
+}
+
+/* full(shape, fill_value, dtype=None, order='C') */
+static PyObject *
+py_full(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"shape", "fill_value", "dtype", "order", NULL};
+    PyObject *shape_obj, *fill, *dtype = Py_None, *order = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OO", kwlist, &shape_obj, &fill, &dtype,
+                                     &order))
+        return NULL;
+    PyObject *a2 = Py_BuildValue("(OOO)", shape_obj, dtype, order);
+    if (a2 == NULL)
+        return NULL;
+    PyObject *r = (PyObject *)new_filled(a2, NULL, 3, fill);
+    Py_DECREF(a2);
+    return r;
+}
+
+static int
+scalar_arg(PyObject *obj, ga_kscalar *s, int integer)
+{
+    memset(s, 0, sizeof(*s));
+    if (integer) {
+        s->v.i = PyLong_AsLongLong(obj);
+        return s->v.i == -1 && PyErr_Occurred() ? -1 : 0;
+    }
+    Py_complex c = PyComplex_AsCComplex(obj);
+    if (c.real == -1.0 && PyErr_Occurred())
+        return -1;
+    s->v.f[0] = c.real;
+    s->v.f[1] = c.imag;
+    return 0;
+}
+
+/* _sequence(n, dtype, mode, start, delta, stop_or_None): contiguous 1-d
+ * array filled by the sequence kernel (see kernels.h for the modes).
+ * Integer dtypes in mode 0 take integer start/delta. */
+static PyObject *
+py_sequence(PyObject *self, PyObject *args)
+{
+    Py_ssize_t n;
+    PyObject *dtype, *start, *delta, *stop;
+    int mode;
+    ga_kscalar s0, d0, st;
+    if (!PyArg_ParseTuple(args, "nOiOOO", &n, &dtype, &mode, &start, &delta, &stop))
+        return NULL;
+    PyArray_Descr *descr = ga_dtype_converter_or(dtype, NULL, "dtype");
+    if (descr == NULL)
+        return NULL;
+    int integer = mode == 0 && (descr->kind == 'i' || descr->kind == 'u' || descr->kind == 'b');
+    memset(&st, 0, sizeof(st));
+    if (scalar_arg(start, &s0, integer) < 0 || scalar_arg(delta, &d0, integer) < 0 ||
+        (stop != Py_None && scalar_arg(stop, &st, 0) < 0)) {
+        Py_DECREF(descr);
+        return NULL;
+    }
+    npy_intp dims[1] = {n < 0 ? 0 : n};
+    ga_array *a = ga_array_empty(1, dims, descr, 0, ga_runtime_current_device());
+    if (a == NULL)
+        return NULL;
+    cudaStream_t stream = ga_runtime_current_stream();
+    GA_LAUNCH_TRY(ga_launch_sequence((ga_type)a->type, mode, dims[0], a->data, &s0, &d0,
+                                     stop != Py_None, &st, stream), stream);
+    return (PyObject *)a;
+fail:
+    Py_DECREF(a);
+    return NULL;
+}
+
+static PyMethodDef ctors_functions[] = {
+    {"array", (PyCFunction)(void (*)(void))py_array, METH_VARARGS | METH_KEYWORDS,
+     "array(obj, dtype=None, copy=True, order='K', ndmin=0)\n\nA device array from a NumPy "
+     "array, nested sequence, scalar, buffer or another device array."},
+    {"empty", (PyCFunction)(void (*)(void))py_empty, METH_VARARGS | METH_KEYWORDS,
+     "empty(shape, dtype=float, order='C')"},
+    {"zeros", (PyCFunction)(void (*)(void))py_zeros, METH_VARARGS | METH_KEYWORDS,
+     "zeros(shape, dtype=float, order='C')"},
+    {"ones", (PyCFunction)(void (*)(void))py_ones, METH_VARARGS | METH_KEYWORDS,
+     "ones(shape, dtype=float, order='C')"},
+    {"full", (PyCFunction)(void (*)(void))py_full, METH_VARARGS | METH_KEYWORDS,
+     "full(shape, fill_value, dtype=None, order='C')"},
+    {"_sequence", py_sequence, METH_VARARGS, "Sequence kernel (arange/linspace)."},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+ga_ctors_init(PyObject *m)
+{
+    return PyModule_AddFunctions(m, ctors_functions);
+}

@@ -1,0 +1,127 @@
+/*
+ * errors.c -- CUDA errors as Python exceptions.
+ *
+ * Every failing CUDA call becomes an exception naming the CUDA error and the
+ * call that failed.  The classes (all exported from gpuarr.cuda):
+ *
+ *   CUDARuntimeError(RuntimeError)          any CUDA failure
+ *     OutOfMemoryError(.., MemoryError)     allocation failed after the pool
+ *                                           released its cache and retried
+ *     NoDeviceError                         no driver, no device, driver too
+ *                                           old, or no kernel image for the GPU
+ *
+ * The exception objects live in module-level statics: they are created once
+ * by ga_errors_init and referenced by the module, which owns them.
+ * CUDA's "sticky" last error is cleared whenever an error is reported, so a
+ * failed call never poisons the next one.
+ */
+#include "gpuarr.h"
+
+#include <stdlib.h>
+
+PyObject *GA_CUDARuntimeError = NULL;
+PyObject *GA_OutOfMemoryError = NULL;
+PyObject *GA_NoDeviceError = NULL;
+
+static int sync_after_launch = -1;
+
+PyObject *
+ga_err_cuda(cudaError_t err, const char *what)
+{
+    PyObject *cls = GA_CUDARuntimeError;
+    (void)cudaGetLastError();
+    if (err == cudaErrorMemoryAllocation)
+        cls = GA_OutOfMemoryError;
+    else if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
+             err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDevice ||
+             err == cudaErrorStubLibrary || err == cudaErrorCallRequiresNewerDriver ||
+             err == cudaErrorUnsupportedPtxVersion)
+        cls = GA_NoDeviceError;
+    PyObject *msg = PyUnicode_FromFormat("%s: %s (in %s)", cudaGetErrorName(err),
+                                         cudaGetErrorString(err), what);
+    PyObject *exc = msg ? PyObject_CallOneArg(cls, msg) : NULL;
+    PyObject *code = PyLong_FromLong((long)err);
+    PyObject *name = PyUnicode_FromString(cudaGetErrorName(err));
+    PyObject *op = PyUnicode_FromString(what);
+    if (exc && code && name && op &&
+        PyObject_SetAttrString(exc, "status", code) == 0 &&
+        PyObject_SetAttrString(exc, "error_name", name) == 0 &&
+        PyObject_SetAttrString(exc, "operation", op) == 0)
+        PyErr_SetObject(cls, exc);
+    Py_XDECREF(msg);
+    Py_XDECREF(exc);
+    Py_XDECREF(code);
+    Py_XDECREF(name);
+    Py_XDECREF(op);
+    return NULL;
+}
+
+void
+ga_err_unraisable(cudaError_t err, const char *what)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    ga_err_cuda(err, what);
+    PyErr_WriteUnraisable(NULL);
+    PyErr_Restore(type, value, tb);
+}
+
+int
+ga_check_launch(cudaError_t err, const char *what, cudaStream_t stream)
+{
+    if (err == cudaSuccess) {
+        if (sync_after_launch < 0) {
+            const char *env = getenv("GPUARR_SYNC_LAUNCH");
+            sync_after_launch = env != NULL && env[0] == '1';
+        }
+        if (sync_after_launch)
+            err = cudaStreamSynchronize(stream);
+        if (err == cudaSuccess)
+            return 0;
+    }
+    ga_err_cuda(err, what);
+    return -1;
+}
+
+static PyObject *
+new_class(PyObject *m, const char *name, PyObject *bases, const char *doc)
+{
+    PyObject *dict = PyDict_New();
+    PyObject *cls = NULL;
+    if (dict == NULL)
+        return NULL;
+    cls = PyErr_NewExceptionWithDoc(name, doc, bases, dict);
+    Py_DECREF(dict);
+    if (cls == NULL)
+        return NULL;
+    const char *dot = strrchr(name, '.');
+    if (PyModule_AddObjectRef(m, dot + 1, cls) < 0) {
+        Py_DECREF(cls);
+        return NULL;
+    }
+    return cls;
+}
+
+int
+ga_errors_init(PyObject *m)
+{
+    PyObject *bases = NULL;
+    GA_CUDARuntimeError = new_class(m, "gpuarr.cuda.CUDARuntimeError", PyExc_RuntimeError,
+        "A CUDA call failed. Attributes: status (the cudaError_t code), "
+        "error_name, operation (the call that failed).");
+    if (GA_CUDARuntimeError == NULL)
+        return -1;
+    bases = PyTuple_Pack(2, GA_CUDARuntimeError, PyExc_MemoryError);
+    if (bases == NULL)
+        return -1;
+    GA_OutOfMemoryError = new_class(m, "gpuarr.cuda.OutOfMemoryError", bases,
+        "Device memory is exhausted (after cached blocks were released and the "
+        "allocation retried), or the pool's limit would be passed.");
+    Py_DECREF(bases);
+    if (GA_OutOfMemoryError == NULL)
+        return -1;
+    GA_NoDeviceError = new_class(m, "gpuarr.cuda.NoDeviceError", GA_CUDARuntimeError,
+        "No usable CUDA device: no driver, no device, a driver too old for "
+        "this build, or no kernel image for this GPU.");
+    return GA_NoDeviceError == NULL ? -1 : 0;
+}

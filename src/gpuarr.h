@@ -1,0 +1,255 @@
+/*
+ * gpuarr.h -- declarations shared by the C files of gpuarr._core.
+ *
+ * Each src/<concern>.c has an `int ga_<concern>_init(PyObject *module)` that
+ * adds its types and functions to the module (0 on success, -1 with an
+ * exception set).  Cross-file internals are ga_<area>_<verb>; everything is
+ * hidden from other shared objects by -fvisibility=hidden.
+ *
+ * Return conventions: PyObject * (NULL on error), int (0 / -1 with an
+ * exception set), and -2 from try_* helpers for "fast path not applicable".
+ */
+#ifndef GPUARR_H
+#define GPUARR_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define PY_ARRAY_UNIQUE_SYMBOL gpuarr_ARRAY_API
+#ifndef GA_NUMPY_IMPORT
+#define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#include "kernels.h"
+
+/* ======================== errors.c ======================================= */
+
+extern PyObject *GA_CUDARuntimeError;  /* base of every CUDA failure */
+extern PyObject *GA_OutOfMemoryError;  /* (CUDARuntimeError, MemoryError) */
+extern PyObject *GA_NoDeviceError;     /* no driver / no device / driver too old */
+
+/* Raise the exception mapped from `err`, naming `what` (the failing call).
+ * Clears CUDA's last-error state.  Returns NULL for convenience. */
+PyObject *ga_err_cuda(cudaError_t err, const char *what);
+
+/* Report an error during teardown without raising (keeps a pending one). */
+void ga_err_unraisable(cudaError_t err, const char *what);
+
+/* Check a CUDA call; on failure raise and jump to `fail:`. */
+#define GA_CUDA_TRY(call)                                                      \
+    do {                                                                       \
+        cudaError_t ga_err_ = (call);                                          \
+        if (ga_err_ != cudaSuccess) {                                          \
+            ga_err_cuda(ga_err_, #call);                                       \
+            goto fail;                                                         \
+        }                                                                      \
+    } while (0)
+
+/* Check a kernel launcher's result (and, with GPUARR_SYNC_LAUNCH=1 in the
+ * environment, synchronise after it so faults point at the launch). */
+int ga_check_launch(cudaError_t err, const char *what, cudaStream_t stream);
+#define GA_LAUNCH_TRY(call, stream)                                            \
+    do {                                                                       \
+        if (ga_check_launch((call), #call, (stream)) < 0)                      \
+            goto fail;                                                         \
+    } while (0)
+
+/* ======================== runtime.c ====================================== */
+
+/* Make sure a device can be used (lazily initialises CUDA once) and that
+ * `device` is current for the calling thread.  0 / -1. */
+int ga_runtime_use_device(int device);
+
+/* The calling thread's current device (no CUDA call; 0 by default). */
+int ga_runtime_current_device(void);
+
+/* The calling thread's current stream (the legacy default stream unless a
+ * Stream is entered). */
+cudaStream_t ga_runtime_current_stream(void);
+void ga_runtime_set_current_stream(cudaStream_t stream);
+void ga_runtime_set_current_device(int device);
+
+/* Number of devices, or -1 with an exception set when none can be used. */
+int ga_runtime_device_count(void);
+
+/* Multiprocessor count of a device (cached). */
+int ga_runtime_sm_count(int device);
+
+/* ======================== mempool.c ====================================== */
+
+/* Device memory from the calling device's pool, ordered on `stream`.
+ * nbytes == 0 gives NULL with no error.  NULL with OutOfMemoryError set
+ * after cached blocks were released and the allocation retried. */
+void *ga_pool_malloc(int device, size_t nbytes, cudaStream_t stream, int *failed);
+/* Return a block to its pool (never raises). */
+void ga_pool_free(int device, void *ptr, size_t nbytes, cudaStream_t stream);
+
+/* Pinned host memory from the pinned pool; NULL with an exception set. */
+void *ga_pinned_malloc(size_t nbytes);
+void ga_pinned_free(void *ptr, size_t nbytes);
+/* A Python object owning a pinned block (returned to the pool on dealloc),
+ * used as the base of NumPy arrays over pinned memory. */
+PyObject *ga_pinned_owner_new(void *ptr, size_t nbytes);
+
+/* ======================== dtype.c ======================================== */
+
+/* Map a NumPy dtype to a kernel type code; -1 with TypeError naming `argname`
+ * when gpuarr has no kernels for it (str, object, datetime, structured...). */
+int ga_dtype_code(PyArray_Descr *descr, const char *argname);
+/* A new reference to the native-byte-order dtype for a code. */
+PyArray_Descr *ga_dtype_from_code(int code);
+/* Convert any dtype-like (None -> default) into a supported descriptor. */
+PyArray_Descr *ga_dtype_converter_or(PyObject *obj, PyArray_Descr *deflt, const char *argname);
+/* Encode a Python / NumPy scalar as the bytes of `descr` (NumPy casting). */
+int ga_scalar_to_bytes(PyObject *value, PyArray_Descr *descr, ga_kscalar *out);
+
+/* ======================== arrayobject.c ================================== */
+
+#define GA_INLINE_DIMS 6
+
+enum {
+    GA_C_CONTIGUOUS = 0x1,
+    GA_F_CONTIGUOUS = 0x2,
+    GA_OWNDATA = 0x4,
+    GA_WRITEABLE = 0x8,
+};
+
+typedef struct {
+    PyObject_HEAD
+    char *data;              /* device address of element [0,...,0] */
+    int ndim;
+    int device;
+    int type;                /* ga_type code */
+    int flags;
+    npy_intp *shape;         /* points at dims_inline or a PyMem block */
+    npy_intp *strides;       /* bytes, NumPy convention */
+    PyArray_Descr *descr;    /* native byte order, strong ref */
+    PyObject *base;          /* owner of the memory when not GA_OWNDATA */
+    void *alloc;             /* pool block start, when GA_OWNDATA */
+    size_t alloc_size;
+    cudaStream_t alloc_stream;
+    PyObject *weakrefs;
+    npy_intp dims_inline[2 * GA_INLINE_DIMS];
+} ga_array;
+
+extern PyTypeObject GA_ArrayType;
+#define ga_array_check(op) PyObject_TypeCheck(op, &GA_ArrayType)
+
+static inline npy_intp ga_array_size(const ga_array *a)
+{
+    npy_intp n = 1;
+    for (int i = 0; i < a->ndim; ++i)
+        n *= a->shape[i];
+    return n;
+}
+static inline int ga_array_itemsize(const ga_array *a) { return (int)PyDataType_ELSIZE(a->descr); }
+
+/* New array owning fresh pool memory: C order (strides NULL) or F order.
+ * Steals `descr`.  Raises on bad shapes, out of memory or no device. */
+ga_array *ga_array_empty(int ndim, const npy_intp *shape, PyArray_Descr *descr,
+                         int fortran, int device);
+/* New view over `base`'s memory (or a foreign owner): steals `descr`;
+ * `base` gets a new reference.  Flags computed from shape and strides. */
+ga_array *ga_array_view(PyObject *base, char *data, int ndim, const npy_intp *shape,
+                        const npy_intp *strides, PyArray_Descr *descr, int device,
+                        int writeable);
+/* Parse an int-or-sequence shape (returns ndim or -1) and an order string
+ * ('C', 'F', 'A', 'K'; None -> deflt). */
+int ga_parse_shape(PyObject *obj, npy_intp *dims, const char *argname);
+int ga_parse_order(PyObject *obj, char deflt, char *out);
+/* A Python helper registered by gpuarr/__init__.py (borrowed; NULL with
+ * RuntimeError when missing). */
+PyObject *ga_helper(const char *name);
+/* a[i] along the first axis (a view, or a 0-d array for 1-d input). */
+PyObject *ga_array_item(ga_array *a, Py_ssize_t i);
+/* Byte range [lo, hi) touched by an array's elements. */
+void ga_array_extent(const ga_array *a, char **lo, char **hi);
+/* Recompute the contiguity flags from shape and strides. */
+void ga_array_update_flags(ga_array *a);
+
+/* ======================== methods.c ====================================== */
+
+/* Normalise an axis argument for `ndim` dims (numpy AxisError when out of
+ * range).  0 / -1. */
+int ga_normalize_axis(PyObject *obj, int ndim, int *axis);
+/* a reshaped to dims (-1 allowed) in order 'C'/'F': a view when possible. */
+PyObject *ga_array_reshape(ga_array *a, int nd, npy_intp *dims, char order);
+
+/* ======================== plan.c ========================================= */
+
+/* A tuple of Python ints from a shape. */
+PyObject *ga_shape_tuple(int ndim, const npy_intp *shape);
+
+/* Collapse an iteration over `ndim` dims with `nops` operands' byte strides
+ * into the fewest kernel dims: size-1 dims dropped, adjacent dims merged
+ * where every operand allows it.  Fills `shape` and `strides[nops]`.
+ * Returns 0, or -1 with ValueError when more than GA_KMAX_DIMS remain. */
+int ga_plan_collapse(int ndim, const npy_intp *dims, int nops,
+                     const npy_intp *const *op_strides, ga_kshape *shape,
+                     ga_kstrides *strides);
+
+/* Broadcast `a_ndim`/`a_shape`/`a_strides` to `ndim`/`shape`, writing the
+ * broadcast strides (0 where stretched).  -1 with ValueError naming both
+ * shapes when they are incompatible. */
+int ga_plan_broadcast_to(int a_ndim, const npy_intp *a_shape, const npy_intp *a_strides,
+                         int ndim, const npy_intp *shape, npy_intp *out_strides);
+
+/* ======================== convert.c ====================================== */
+
+/* dst[...] = src[...], broadcasting src to dst's shape and converting its
+ * dtype (NumPy 'unsafe' casting) on the current stream.  0 / -1. */
+int ga_assign_array(ga_array *dst, ga_array *src);
+/* dst[...] = value: a device array, a scalar or any host array-like. */
+int ga_assign_value(ga_array *dst, PyObject *value);
+/* dst[...] = raw element bytes in dst's dtype. 0 / -1. */
+int ga_fill_bytes(ga_array *dst, const ga_kscalar *value);
+/* dst[...] = scalar value. 0 / -1. */
+int ga_assign_scalar(ga_array *dst, PyObject *value);
+/* The element of a size-1 array as a NumPy scalar (one synchronising
+ * copy); `what` names the conversion for the error on other sizes. */
+PyObject *ga_array_scalar(ga_array *a, const char *what);
+/* A new C-contiguous array of `descr` (stolen; NULL = same dtype) with a's
+ * values. */
+ga_array *ga_array_copy_as(ga_array *a, PyArray_Descr *descr, int fortran);
+
+/* ======================== transfer.c ===================================== */
+
+/* Host -> device: a new device array from any NumPy array (any strides and
+ * byte order), converted to `descr` when given (stolen; may be NULL). */
+ga_array *ga_transfer_from_numpy(PyArrayObject *host, PyArray_Descr *descr, int device);
+/* Device -> host: into `out` (a NumPy array of the same shape) or a new
+ * array when out is NULL.  `stream` NULL = current stream; the copy is
+ * complete on return when `blocking`. */
+PyObject *ga_transfer_to_numpy(ga_array *a, PyArrayObject *out, cudaStream_t stream, int blocking);
+
+/* ======================== ctors.c ======================================== */
+
+/* gp.asarray's core: any array-like to a device array of `descr` (stolen,
+ * may be NULL).  `copy`: 1 always, 0 never (ValueError if needed), -1 if
+ * needed. */
+PyObject *ga_asarray(PyObject *obj, PyArray_Descr *descr, int copy, char order);
+
+/* ======================== per-file module init =========================== */
+
+int ga_errors_init(PyObject *m);
+int ga_runtime_init(PyObject *m);
+int ga_mempool_init(PyObject *m);
+int ga_dtype_init(PyObject *m);
+int ga_arrayobject_init(PyObject *m);
+int ga_plan_init(PyObject *m);
+int ga_convert_init(PyObject *m);
+int ga_transfer_init(PyObject *m);
+int ga_ctors_init(PyObject *m);
+int ga_mapping_init(PyObject *m);
+int ga_methods_init(PyObject *m);
+
+/* Method tables and slot functions defined in their own files and wired
+ * into the type object in arrayobject.c. */
+extern PyGetSetDef ga_array_getset[];
+extern PyMethodDef ga_array_methods[];
+extern PyMappingMethods ga_array_as_mapping;
+extern PyNumberMethods ga_array_as_number;
+
+#endif /* GPUARR_H */

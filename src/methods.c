@@ -1,0 +1,684 @@
+/*
+ * methods.c -- ndarray methods: transfers (get/set), copies and casts,
+ * and the shape methods that make views (reshape, transpose, squeeze,
+ * diagonal, view ...).  A shape method copies only when NumPy would
+ * (reshape of a non-contiguous layout, flatten, copy).
+ */
+#include "gpuarr.h"
+
+static PyObject *AxisError = NULL;
+
+/* Normalise an axis for `ndim` dims; -1 with numpy's AxisError. */
+int
+ga_normalize_axis(PyObject *obj, int ndim, int *axis)
+{
+    long v = PyLong_AsLong(obj);
+    if (v == -1 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "'%s' object cannot be interpreted as an integer",
+                         Py_TYPE(obj)->tp_name);
+        }
+        return -1;
+    }
+    if (v < -ndim || v >= ndim) {
+        PyObject *exc = PyObject_CallFunction(AxisError, "li", v, ndim);
+        if (exc != NULL) {
+            PyErr_SetObject(AxisError, exc);
+            Py_DECREF(exc);
+        }
+        return -1;
+    }
+    *axis = (int)(v < 0 ? v + ndim : v);
+    return 0;
+}
+
+static PyObject *
+view_of(ga_array *a, int ndim, const npy_intp *shape, const npy_intp *strides, int writeable)
+{
+    Py_INCREF(a->descr);
+    return (PyObject *)ga_array_view((PyObject *)a, a->data, ndim, shape, strides, a->descr,
+                                     a->device, writeable && (a->flags & GA_WRITEABLE));
+}
+
+/* ------------------------------------------------------ transfers ------- */
+
+/* get(out=None, stream=None, blocking=True) */
+static PyObject *
+array_get(ga_array *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"out", "stream", "blocking", NULL};
+    PyObject *out = Py_None, *stream_obj = Py_None;
+    int blocking = 1;
+    cudaStream_t stream = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOp", kwlist, &out, &stream_obj, &blocking))
+        return NULL;
+    if (out != Py_None && !PyArray_Check(out)) {
+        PyErr_Format(PyExc_TypeError, "out must be a numpy.ndarray, not %s", Py_TYPE(out)->tp_name);
+        return NULL;
+    }
+    if (stream_obj != Py_None) {
+        PyObject *ptr = PyObject_GetAttrString(stream_obj, "ptr");
+        if (ptr == NULL)
+            return NULL;
+        stream = (cudaStream_t)PyLong_AsVoidPtr(ptr);
+        Py_DECREF(ptr);
+        if (PyErr_Occurred())
+            return NULL;
+        if (stream == NULL)
+            stream = (cudaStream_t)0;
+    }
+    return ga_transfer_to_numpy(self, out == Py_None ? NULL : (PyArrayObject *)out,
+                                stream_obj == Py_None ? NULL : stream, blocking);
+}
+
+/* set(arr, stream=None): copy a host array of the same shape into self. */
+static PyObject *
+array_set(ga_array *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"arr", "stream", NULL};
+    PyObject *arr, *stream_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O", kwlist, &arr, &stream_obj))
+        return NULL;
+    if (!PyArray_Check(arr)) {
+        PyErr_Format(PyExc_TypeError, "arr must be a numpy.ndarray, not %s", Py_TYPE(arr)->tp_name);
+        return NULL;
+    }
+    PyArrayObject *h = (PyArrayObject *)arr;
+    if (PyArray_NDIM(h) != self->ndim ||
+        !PyArray_CompareLists(PyArray_DIMS(h), self->shape, self->ndim)) {
+        PyErr_SetString(PyExc_ValueError, "arr: shape mismatch with the device array");
+        return NULL;
+    }
+    if (ga_assign_value(self, arr) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------ copies ---------- */
+
+static PyObject *
+array_copy(ga_array *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"order", NULL};
+    PyObject *order_obj = NULL;
+    char order;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O", kwlist, &order_obj) ||
+        ga_parse_order(order_obj, 'C', &order) < 0)
+        return NULL;
+    int fortran = order == 'F' || ((order == 'A' || order == 'K') &&
+                                   (self->flags & GA_F_CONTIGUOUS) && !(self->flags & GA_C_CONTIGUOUS));
+    return (PyObject *)ga_array_copy_as(self, NULL, fortran);
+}
+
+static PyObject *
+array_copy_noargs(ga_array *self, PyObject *unused)
+{
+    return (PyObject *)ga_array_copy_as(self, NULL, 0);
+}
+
+/* astype(dtype, order='K', casting='unsafe', subok=True, copy=True) */
+static PyObject *
+array_astype(ga_array *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"dtype", "order", "casting", "subok", "copy", NULL};
+    PyObject *dtype, *order_obj = NULL, *subok = NULL, *copy_obj = Py_True;
+    const char *casting = "unsafe";
+    char order;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OsOO", kwlist, &dtype, &order_obj, &casting,
+                                     &subok, &copy_obj) ||
+        ga_parse_order(order_obj, 'K', &order) < 0)
+        return NULL;
+    NPY_CASTING rule;
+    if (strcmp(casting, "no") == 0) rule = NPY_NO_CASTING;
+    else if (strcmp(casting, "equiv") == 0) rule = NPY_EQUIV_CASTING;
+    else if (strcmp(casting, "safe") == 0) rule = NPY_SAFE_CASTING;
+    else if (strcmp(casting, "same_kind") == 0) rule = NPY_SAME_KIND_CASTING;
+    else if (strcmp(casting, "unsafe") == 0) rule = NPY_UNSAFE_CASTING;
+    else {
+        PyErr_Format(PyExc_ValueError, "casting must be one of 'no', 'equiv', 'safe', "
+                     "'same_kind', or 'unsafe' (got '%s')", casting);
+        return NULL;
+    }
+    PyArray_Descr *descr = ga_dtype_converter_or(dtype, NULL, "dtype");
+    if (descr == NULL)
+        return NULL;
+    if (!PyArray_CanCastTypeTo(self->descr, descr, rule)) {
+        PyErr_Format(PyExc_TypeError, "Cannot cast array data from %R to %R according to the "
+                     "rule '%s'", (PyObject *)self->descr, (PyObject *)descr, casting);
+        Py_DECREF(descr);
+        return NULL;
+    }
+    int copy = PyObject_IsTrue(copy_obj);
+    if (copy < 0) {
+        Py_DECREF(descr);
+        return NULL;
+    }
+    return ga_asarray((PyObject *)self, descr, copy ? 1 : -1, order);
+}
+
+static PyObject *
+array_fill(ga_array *self, PyObject *value)
+{
+    if (ga_array_check(value)) {
+        if (((ga_array *)value)->ndim != 0) {
+            PyErr_SetString(PyExc_ValueError, "fill: value must be a scalar or a 0-d array");
+            return NULL;
+        }
+        if (ga_assign_array(self, (ga_array *)value) < 0)
+            return NULL;
+    } else if (ga_assign_scalar(self, value) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------ reshape --------- */
+
+/* New strides for viewing `a` as newdims without a copy (NumPy's rule),
+ * 1 on success, 0 when a copy is needed. */
+static int
+nocopy_reshape(ga_array *a, int newnd, const npy_intp *newdims, npy_intp *newstrides, int is_f)
+{
+    npy_intp olddims[NPY_MAXDIMS], oldstrides[NPY_MAXDIMS];
+    int oldnd = 0;
+    for (int i = 0; i < a->ndim; ++i) {
+        if (a->shape[i] != 1) {
+            olddims[oldnd] = a->shape[i];
+            oldstrides[oldnd++] = a->strides[i];
+        }
+    }
+    int oi = 0, oj = 1, ni = 0, nj = 1;
+    while (ni < newnd && oi < oldnd) {
+        npy_intp np_ = newdims[ni], op = olddims[oi];
+        while (np_ != op) {
+            if (np_ < op)
+                np_ *= newdims[nj++];
+            else
+                op *= olddims[oj++];
+        }
+        for (int ok = oi; ok < oj - 1; ++ok) {
+            if (is_f ? oldstrides[ok + 1] != olddims[ok] * oldstrides[ok]
+                     : oldstrides[ok] != olddims[ok + 1] * oldstrides[ok + 1])
+                return 0;
+        }
+        if (is_f) {
+            newstrides[ni] = oldstrides[oi];
+            for (int nk = ni + 1; nk < nj; ++nk)
+                newstrides[nk] = newstrides[nk - 1] * newdims[nk - 1];
+        } else {
+            newstrides[nj - 1] = oldstrides[oj - 1];
+            for (int nk = nj - 1; nk > ni; --nk)
+                newstrides[nk - 1] = newstrides[nk] * newdims[nk];
+        }
+        ni = nj++;
+        oi = oj++;
+    }
+    npy_intp last = ni >= 1 ? (is_f ? newstrides[ni - 1] * newdims[ni - 1] : newstrides[ni - 1])
+                            : ga_array_itemsize(a);
+    for (int nk = ni; nk < newnd; ++nk)
+        newstrides[nk] = last;
+    return 1;
+}
+
+/* Resolve -1 and check the size; returns 0 / -1. */
+static int
+fix_unknown_dim(ga_array *a, int nd, npy_intp *dims)
+{
+    npy_intp known = 1, size = ga_array_size(a);
+    int unknown = -1;
+    for (int i = 0; i < nd; ++i) {
+        if (dims[i] < 0) {
+            if (dims[i] != -1 || unknown >= 0) {
+                PyErr_SetString(PyExc_ValueError, dims[i] != -1 ? "negative dimensions not allowed"
+                                : "can only specify one unknown dimension");
+                return -1;
+            }
+            unknown = i;
+        } else {
+            known *= dims[i];
+        }
+    }
+    if (unknown >= 0) {
+        if (known == 0 || size % known != 0)
+            goto mismatch;
+        dims[unknown] = size / known;
+    } else if (known != size) {
+        goto mismatch;
+    }
+    return 0;
+mismatch: {
+        PyObject *t = ga_shape_tuple(nd, dims);
+        if (t != NULL) {
+            PyErr_Format(PyExc_ValueError, "cannot reshape array of size %zd into shape %R", size, t);
+            Py_DECREF(t);
+        }
+        return -1;
+    }
+}
+
+PyObject *
+ga_array_reshape(ga_array *a, int nd, npy_intp *dims, char order)
+{
+    npy_intp strides[NPY_MAXDIMS];
+    int is_f = order == 'F';
+    if (fix_unknown_dim(a, nd, dims) < 0)
+        return NULL;
+    if (ga_array_size(a) == 0 || nocopy_reshape(a, nd, dims, strides, is_f)) {
+        if (ga_array_size(a) == 0) {
+            npy_intp s = ga_array_itemsize(a);
+            for (int k = 0; k < nd; ++k) {
+                int i = is_f ? k : nd - 1 - k;
+                strides[i] = s;
+                s *= dims[i] ? dims[i] : 1;
+            }
+        }
+        return view_of(a, nd, dims, strides, 1);
+    }
+    ga_array *c = ga_array_copy_as(a, NULL, is_f);
+    if (c == NULL)
+        return NULL;
+    PyObject *r = ga_array_reshape(c, nd, dims, order);
+    Py_DECREF(c);
+    return r;
+}
+
+/* Shape from *args: reshape(2, 3) or reshape((2, 3)). */
+static int
+shape_from_args(PyObject *args, npy_intp *dims)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    if (n == 1)
+        return ga_parse_shape(PyTuple_GET_ITEM(args, 0), dims, "shape");
+    return ga_parse_shape(args, dims, "shape");
+}
+
+static PyObject *
+array_reshape(ga_array *self, PyObject *args, PyObject *kwds)
+{
+    npy_intp dims[NPY_MAXDIMS];
+    char order = 'C';
+    if (kwds != NULL) {
+        PyObject *o = PyDict_GetItemString(kwds, "order");
+        Py_ssize_t nk = PyDict_Size(kwds);
+        PyObject *shape = PyDict_GetItemString(kwds, "shape");
+        if (nk - (o != NULL) - (shape != NULL) != 0) {
+            PyErr_SetString(PyExc_TypeError, "reshape() got an unexpected keyword argument");
+            return NULL;
+        }
+        if (ga_parse_order(o, 'C', &order) < 0)
+            return NULL;
+        if (shape != NULL) {
+            int nd = ga_parse_shape(shape, dims, "shape");
+            return nd < 0 ? NULL : ga_array_reshape(self, nd, dims, order);
+        }
+    }
+    if (PyTuple_GET_SIZE(args) == 0) {
+        PyErr_SetString(PyExc_TypeError, "reshape() needs a shape");
+        return NULL;
+    }
+    int nd = shape_from_args(args, dims);
+    if (nd < 0)
+        return NULL;
+    return ga_array_reshape(self, nd, dims, order);
+}
+
+static PyObject *
+array_ravel(ga_array *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"order", NULL};
+    PyObject *order_obj = NULL;
+    char order;
+    npy_intp n = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O", kwlist, &order_obj) ||
+        ga_parse_order(order_obj, 'C', &order) < 0)
+        return NULL;
+    if (order == 'K' || order == 'A')
+        order = (self->flags & GA_F_CONTIGUOUS) && !(self->flags & GA_C_CONTIGUOUS) ? 'F' : 'C';
+    return ga_array_reshape(self, 1, &n, order);
+}
+
+static PyObject *
+array_flatten(ga_array *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"order", NULL};
+    PyObject *order_obj = NULL;
+    char order;
+    npy_intp n = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O", kwlist, &order_obj) ||
+        ga_parse_order(order_obj, 'C', &order) < 0)
+        return NULL;
+    ga_array *c = ga_array_copy_as(self, NULL, order == 'F');
+    if (c == NULL)
+        return NULL;
+    PyObject *r = ga_array_reshape(c, 1, &n, order == 'F' ? 'F' : 'C');
+    Py_DECREF(c);
+    return r;
+}
+
+/* ------------------------------------------------------ axes ------------ */
+
+static PyObject *
+array_transpose(ga_array *self, PyObject *args)
+{
+    npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS];
+    int perm[NPY_MAXDIMS], seen[NPY_MAXDIMS] = {0};
+    PyObject *axes = args;
+    if (PyTuple_GET_SIZE(args) == 1 && (PyTuple_GET_ITEM(args, 0) == Py_None ||
+                                        PySequence_Check(PyTuple_GET_ITEM(args, 0))))
+        axes = PyTuple_GET_ITEM(args, 0);
+    if (axes == Py_None || (PyTuple_Check(axes) && PyTuple_GET_SIZE(axes) == 0)) {
+        for (int i = 0; i < self->ndim; ++i)
+            perm[i] = self->ndim - 1 - i;
+    } else {
+        PyObject *fast = PySequence_Fast(axes, "axes must be a sequence of ints");
+        if (fast == NULL)
+            return NULL;
+        if (PySequence_Fast_GET_SIZE(fast) != self->ndim) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "axes don't match array");
+            return NULL;
+        }
+        for (int i = 0; i < self->ndim; ++i) {
+            if (ga_normalize_axis(PySequence_Fast_GET_ITEM(fast, i), self->ndim, &perm[i]) < 0) {
+                Py_DECREF(fast);
+                return NULL;
+            }
+            if (seen[perm[i]]++) {
+                Py_DECREF(fast);
+                PyErr_SetString(PyExc_ValueError, "repeated axis in transpose");
+                return NULL;
+            }
+        }
+        Py_DECREF(fast);
+    }
+    for (int i = 0; i < self->ndim; ++i) {
+        shape[i] = self->shape[perm[i]];
+        strides[i] = self->strides[perm[i]];
+    }
+    return view_of(self, self->ndim, shape, strides, 1);
+}
+
+static PyObject *
+array_swapaxes(ga_array *self, PyObject *args)
+{
+    PyObject *a1, *a2;
+    int i, j;
+    if (!PyArg_ParseTuple(args, "OO", &a1, &a2) ||
+        ga_normalize_axis(a1, self->ndim, &i) < 0 || ga_normalize_axis(a2, self->ndim, &j) < 0)
+        return NULL;
+    npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS];
+    memcpy(shape, self->shape, self->ndim * sizeof(npy_intp));
+    memcpy(strides, self->strides, self->ndim * sizeof(npy_intp));
+    shape[i] = self->shape[j];
+    shape[j] = self->shape[i];
+    strides[i] = self->strides[j];
+    strides[j] = self->strides[i];
+    return view_of(self, self->ndim, shape, strides, 1);
+}
+
+static PyObject *
+array_squeeze(ga_array *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"axis", NULL};
+    PyObject *axis = Py_None;
+    int drop[NPY_MAXDIMS] = {0};
+    npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS];
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O", kwlist, &axis))
+        return NULL;
+    if (axis == Py_None) {
+        for (int i = 0; i < self->ndim; ++i)
+            drop[i] = self->shape[i] == 1;
+    } else {
+        PyObject *fast = PyTuple_Check(axis) || PyList_Check(axis)
+                             ? PySequence_Fast(axis, "") : PyTuple_Pack(1, axis);
+        if (fast == NULL)
+            return NULL;
+        for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fast); ++k) {
+            int ax;
+            if (ga_normalize_axis(PySequence_Fast_GET_ITEM(fast, k), self->ndim, &ax) < 0) {
+                Py_DECREF(fast);
+                return NULL;
+            }
+            if (self->shape[ax] != 1) {
+                Py_DECREF(fast);
+                PyErr_SetString(PyExc_ValueError, "cannot select an axis to squeeze out which "
+                                "has size not equal to one");
+                return NULL;
+            }
+            drop[ax] = 1;
+        }
+        Py_DECREF(fast);
+    }
+    int nd = 0;
+    for (int i = 0; i < self->ndim; ++i) {
+        if (!drop[i]) {
+            shape[nd] = self->shape[i];
+            strides[nd++] = self->strides[i];
+        }
+    }
+    return view_of(self, nd, shape, strides, 1);
+}
+
+/* diagonal(offset=0, axis1=0, axis2=1): a read-only view, as NumPy's. */
+static PyObject *
+array_diagonal(ga_array *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"offset", "axis1", "axis2", NULL};
+    Py_ssize_t offset = 0;
+    PyObject *ax1 = NULL, *ax2 = NULL;
+    int a1 = 0, a2 = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|nOO", kwlist, &offset, &ax1, &ax2))
+        return NULL;
+    if (self->ndim < 2) {
+        PyErr_SetString(PyExc_ValueError, "diag requires an array of at least two dimensions");
+        return NULL;
+    }
+    if ((ax1 && ga_normalize_axis(ax1, self->ndim, &a1) < 0) ||
+        (ax2 && ga_normalize_axis(ax2, self->ndim, &a2) < 0))
+        return NULL;
+    if (a1 == a2) {
+        PyErr_SetString(PyExc_ValueError, "axis1 and axis2 cannot be the same");
+        return NULL;
+    }
+    npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS];
+    npy_intp n1 = self->shape[a1], n2 = self->shape[a2];
+    char *data = self->data;
+    npy_intp len;
+    if (offset >= 0) {
+        len = n2 - offset < n1 ? n2 - offset : n1;
+        if (len > 0)
+            data += offset * self->strides[a2];
+    } else {
+        len = n1 + offset < n2 ? n1 + offset : n2;
+        if (len > 0)
+            data -= offset * self->strides[a1];
+    }
+    if (len < 0)
+        len = 0;
+    int nd = 0;
+    for (int i = 0; i < self->ndim; ++i) {
+        if (i != a1 && i != a2) {
+            shape[nd] = self->shape[i];
+            strides[nd++] = self->strides[i];
+        }
+    }
+    shape[nd] = len;
+    strides[nd++] = self->strides[a1] + self->strides[a2];
+    Py_INCREF(self->descr);
+    return (PyObject *)ga_array_view((PyObject *)self, data, nd, shape, strides, self->descr,
+                                     self->device, 0);
+}
+
+/* view(dtype=None): reinterpret the bytes (the last axis must be contiguous
+ * when the item size changes). */
+static PyObject *
+array_view(ga_array *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"dtype", "type", NULL};
+    PyObject *dtype = Py_None, *type = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OO", kwlist, &dtype, &type))
+        return NULL;
+    if (dtype == (PyObject *)&GA_ArrayType)
+        dtype = Py_None;
+    PyArray_Descr *descr = ga_dtype_converter_or(dtype, self->descr, "dtype");
+    if (descr == NULL)
+        return NULL;
+    npy_intp old = ga_array_itemsize(self), new_ = PyDataType_ELSIZE(descr);
+    npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS];
+    int nd = self->ndim;
+    memcpy(shape, self->shape, nd * sizeof(npy_intp));
+    memcpy(strides, self->strides, nd * sizeof(npy_intp));
+    if (old != new_) {
+        if (nd == 0) {
+            Py_DECREF(descr);
+            PyErr_SetString(PyExc_ValueError, "Changing the dtype of a 0d array is only "
+                            "supported if the itemsize is unchanged");
+            return NULL;
+        }
+        npy_intp bytes = shape[nd - 1] * old;
+        if ((shape[nd - 1] != 1 && strides[nd - 1] != old) || bytes % new_ != 0) {
+            Py_DECREF(descr);
+            PyErr_SetString(PyExc_ValueError, "To change to a dtype of a different size, the last "
+                            "axis must be contiguous and its size in bytes a multiple of the new "
+                            "itemsize");
+            return NULL;
+        }
+        shape[nd - 1] = bytes / new_;
+        strides[nd - 1] = new_;
+    }
+    return (PyObject *)ga_array_view((PyObject *)self, self->data, nd, shape, strides, descr,
+                                     self->device, self->flags & GA_WRITEABLE);
+}
+
+/* _broadcast_to(shape): a read-only view with zero strides where stretched. */
+static PyObject *
+array_broadcast_to(ga_array *self, PyObject *shape_obj)
+{
+    npy_intp dims[NPY_MAXDIMS], strides[NPY_MAXDIMS];
+    int nd = ga_parse_shape(shape_obj, dims, "shape");
+    if (nd < 0)
+        return NULL;
+    for (int i = 0; i < nd; ++i)
+        if (dims[i] < 0) {
+            PyErr_SetString(PyExc_ValueError, "all elements of broadcast shape must be non-negative");
+            return NULL;
+        }
+    if (ga_plan_broadcast_to(self->ndim, self->shape, self->strides, nd, dims, strides) < 0) {
+        PyObject *from = ga_shape_tuple(self->ndim, self->shape);
+        PyObject *to = ga_shape_tuple(nd, dims);
+        PyErr_Clear();
+        if (from && to)
+            PyErr_Format(PyExc_ValueError, "operands could not be broadcast together with "
+                         "remapped shapes [original->remapped]: %R and requested shape %R",
+                         from, to);
+        Py_XDECREF(from);
+        Py_XDECREF(to);
+        return NULL;
+    }
+    return view_of(self, nd, dims, strides, 0);
+}
+
+/* ------------------------------------------------------ host values ----- */
+
+static PyObject *
+array_item(ga_array *self, PyObject *args)
+{
+    PyObject *v = (PyObject *)self;
+    Py_INCREF(v);
+    if (PyTuple_GET_SIZE(args) != 0) {
+        Py_DECREF(v);
+        v = PyObject_GetItem((PyObject *)self, PyTuple_GET_SIZE(args) == 1
+                             ? PyTuple_GET_ITEM(args, 0) : args);
+        if (v == NULL)
+            return NULL;
+    }
+    PyObject *s = ga_array_scalar((ga_array *)v, NULL);
+    Py_DECREF(v);
+    if (s == NULL)
+        return NULL;
+    PyObject *r = PyObject_CallMethod(s, "item", NULL);
+    Py_DECREF(s);
+    return r;
+}
+
+static PyObject *
+array_tolist(ga_array *self, PyObject *unused)
+{
+    PyObject *host = ga_transfer_to_numpy(self, NULL, NULL, 1);
+    if (host == NULL)
+        return NULL;
+    PyObject *r = PyObject_CallMethod(host, "tolist", NULL);
+    Py_DECREF(host);
+    return r;
+}
+
+static PyObject *
+array_complex(ga_array *self, PyObject *unused)
+{
+    PyObject *s = ga_array_scalar(self, "complex()");
+    if (s == NULL)
+        return NULL;
+    PyObject *r = PyObject_CallFunctionObjArgs((PyObject *)&PyComplex_Type, s, NULL);
+    Py_DECREF(s);
+    return r;
+}
+
+static PyObject *
+array_array(ga_array *self, PyObject *args, PyObject *kwds)
+{
+    PyErr_SetString(PyExc_TypeError, "Implicit conversion to a NumPy array is not allowed. "
+                    "Please use `.get()` or `gpuarr.asnumpy()` to copy the array to the host.");
+    return NULL;
+}
+
+static PyObject *
+array_deepcopy(ga_array *self, PyObject *memo)
+{
+    return (PyObject *)ga_array_copy_as(self, NULL, 0);
+}
+
+PyMethodDef ga_array_methods[] = {
+    {"get", (PyCFunction)(void (*)(void))array_get, METH_VARARGS | METH_KEYWORDS,
+     "get(out=None, stream=None, blocking=True)\n\nCopy to the host: a numpy.ndarray."},
+    {"set", (PyCFunction)(void (*)(void))array_set, METH_VARARGS | METH_KEYWORDS,
+     "set(arr, stream=None)\n\nCopy a host array of the same shape into this array."},
+    {"copy", (PyCFunction)(void (*)(void))array_copy, METH_VARARGS | METH_KEYWORDS,
+     "copy(order='C')"},
+    {"__copy__", (PyCFunction)array_copy_noargs, METH_NOARGS, NULL},
+    {"__deepcopy__", (PyCFunction)array_deepcopy, METH_O, NULL},
+    {"astype", (PyCFunction)(void (*)(void))array_astype, METH_VARARGS | METH_KEYWORDS,
+     "astype(dtype, order='K', casting='unsafe', subok=True, copy=True)"},
+    {"fill", (PyCFunction)array_fill, METH_O, "fill(value): set every element."},
+    {"reshape", (PyCFunction)(void (*)(void))array_reshape, METH_VARARGS | METH_KEYWORDS,
+     "reshape(*shape, order='C'): a view when the layout allows, else a copy."},
+    {"ravel", (PyCFunction)(void (*)(void))array_ravel, METH_VARARGS | METH_KEYWORDS,
+     "ravel(order='C')"},
+    {"flatten", (PyCFunction)(void (*)(void))array_flatten, METH_VARARGS | METH_KEYWORDS,
+     "flatten(order='C'): always a copy."},
+    {"transpose", (PyCFunction)array_transpose, METH_VARARGS, "transpose(*axes)"},
+    {"swapaxes", (PyCFunction)array_swapaxes, METH_VARARGS, "swapaxes(axis1, axis2)"},
+    {"squeeze", (PyCFunction)(void (*)(void))array_squeeze, METH_VARARGS | METH_KEYWORDS,
+     "squeeze(axis=None)"},
+    {"diagonal", (PyCFunction)(void (*)(void))array_diagonal, METH_VARARGS | METH_KEYWORDS,
+     "diagonal(offset=0, axis1=0, axis2=1): a read-only view."},
+    {"view", (PyCFunction)(void (*)(void))array_view, METH_VARARGS | METH_KEYWORDS,
+     "view(dtype=None)"},
+    {"_broadcast_to", (PyCFunction)array_broadcast_to, METH_O, NULL},
+    {"item", (PyCFunction)array_item, METH_VARARGS, "item(*index): a Python scalar."},
+    {"tolist", (PyCFunction)array_tolist, METH_NOARGS, "Nested Python lists (copies to host)."},
+    {"__complex__", (PyCFunction)array_complex, METH_NOARGS, NULL},
+    {"__array__", (PyCFunction)(void (*)(void))array_array, METH_VARARGS | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+ga_methods_init(PyObject *m)
+{
+    PyObject *exc = PyImport_ImportModule("numpy.exceptions");
+    if (exc == NULL)
+        return -1;
+    AxisError = PyObject_GetAttrString(exc, "AxisError");
+    Py_DECREF(exc);
+    return AxisError == NULL ? -1 : 0;
+}
