@@ -24,6 +24,9 @@ from ._manipulation import (reshape, ravel, transpose, swapaxes, moveaxis, squee
                             expand_dims, diagonal, copy, broadcast_to, flip, fliplr, flipud,
                             atleast_1d, atleast_2d, concatenate, stack, hstack, vstack,
                             _stack_sequence)
+from ._ufuncs import *  # noqa: F401,F403  (every ufunc and elementwise helper)
+from ._ufuncs import abs, round, divmod, pow  # noqa: A004  (not in * for linters)
+ufunc = type(_core.ufuncs["add"])
 
 # NumPy's dtype machinery and scalar types, re-exported.
 from numpy import (dtype, bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,

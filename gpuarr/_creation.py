@@ -108,7 +108,10 @@ def arange(start, stop=None, step=None, dtype=None):
         if dtype.kind == "b" and length > 2:
             raise TypeError("arange() is only supported for booleans when the result has at "
                             "most length 2.")
-        return _core._sequence(length, dtype, 0, int(start), int(step), None)
+        # NumPy writes int(start) and int(start + step), then steps by their
+        # difference: arange(0.5, 5, 1.5, dtype=int) is [0, 2, 4].
+        first = int(start)
+        return _core._sequence(length, dtype, 0, first, int(start + step) - first, None)
     # NumPy's fill loop: the first two values in the target type, their
     # difference as the step, then start + i*delta in the type's arithmetic.
     first = dtype.type(start)
@@ -122,12 +125,14 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    # NumPy scalars and 0-d arrays keep their dtype (float32 stays float32).
+    kinds = [v.dtype if isinstance(v, (ndarray, numpy.generic)) else v for v in (start, stop)]
     start = _scalar(start, "start")
     stop = _scalar(stop, "stop")
     if axis not in (0, -1):
         raise NotImplementedError("linspace of scalars takes axis=0")
     div = num - 1 if endpoint else num
-    result_dtype = numpy.result_type(start, stop, float(num))
+    result_dtype = numpy.result_type(*kinds, float(num))
     if dtype is None:
         dtype = result_dtype
     dtype = numpy.dtype(dtype)

@@ -390,6 +390,7 @@ PyTypeObject GA_ArrayType = {
     .tp_as_sequence = &array_as_sequence,
     .tp_as_mapping = &ga_array_as_mapping,
     .tp_hash = PyObject_HashNotImplemented,
+    .tp_richcompare = ga_array_richcompare,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "ndarray(shape, dtype=float, memptr=None, strides=None, order='C')\n\n"
               "An N-dimensional array in GPU memory with NumPy semantics.",

@@ -70,8 +70,13 @@ ga_assign_array(ga_array *dst, ga_array *src)
                      dst->device, src->device);
         return -1;
     }
-    if (ga_plan_broadcast_to(src->ndim, src->shape, src->strides, dst->ndim, dst->shape,
-                             bstrides) < 0)
+    /* Leading unit dimensions of the source are dropped, as NumPy does
+     * (a[0] = b[None] works). */
+    int lead = 0;
+    while (src->ndim - lead > dst->ndim && src->shape[lead] == 1)
+        lead++;
+    if (ga_plan_broadcast_to(src->ndim - lead, src->shape + lead, src->strides + lead,
+                             dst->ndim, dst->shape, bstrides) < 0)
         return -1;
     if (ga_array_size(dst) == 0 || same_layout(dst, src))
         return 0;
@@ -81,8 +86,8 @@ ga_assign_array(ga_array *dst, ga_array *src)
         tmp = ga_array_copy_as(src, NULL, 0);
         if (tmp == NULL)
             return -1;
-        if (ga_plan_broadcast_to(tmp->ndim, tmp->shape, tmp->strides, dst->ndim, dst->shape,
-                                 bstrides) < 0)
+        if (ga_plan_broadcast_to(tmp->ndim - lead, tmp->shape + lead, tmp->strides + lead,
+                                 dst->ndim, dst->shape, bstrides) < 0)
             goto fail;
         src = tmp;
     }

@@ -238,10 +238,9 @@ new_filled(PyObject *args, PyObject *kwds, int what, PyObject *fill_value)
         rc = ga_fill_bytes(a, &zero);
     } else if (what == 2) {
         rc = ga_assign_scalar(a, Py_True);
-    } else if (ga_array_check(fill_value)) {
-        rc = ga_assign_array(a, (ga_array *)fill_value);
     } else {
-        rc = ga_assign_scalar(a, fill_value);
+        /* a scalar, a device array or a host array-like, broadcast */
+        rc = ga_assign_value(a, fill_value);
     }
     if (rc < 0) {
         Py_DECREF(a);

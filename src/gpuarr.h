@@ -231,6 +231,17 @@ PyObject *ga_transfer_to_numpy(ga_array *a, PyArrayObject *out, cudaStream_t str
  * needed. */
 PyObject *ga_asarray(PyObject *obj, PyArray_Descr *descr, int copy, char order);
 
+/* ======================== elementwise.c ================================== */
+
+/* Apply ufunc `id` (enum ga_ufunc_id) to its inputs: NumPy's dtype
+ * resolution, broadcasting, out= (may be NULL), dtype= (may be NULL). */
+PyObject *ga_ufunc_apply(int id, PyObject *const *inputs, PyObject *out, PyArray_Descr *dtype,
+                         NPY_CASTING casting);
+PyObject *ga_ufunc_call1(int id, PyObject *a);
+PyObject *ga_ufunc_call2(int id, PyObject *a, PyObject *b);
+/* tp_richcompare of ndarray. */
+PyObject *ga_array_richcompare(PyObject *a, PyObject *b, int op);
+
 /* ======================== per-file module init =========================== */
 
 int ga_errors_init(PyObject *m);
@@ -244,6 +255,8 @@ int ga_transfer_init(PyObject *m);
 int ga_ctors_init(PyObject *m);
 int ga_mapping_init(PyObject *m);
 int ga_methods_init(PyObject *m);
+int ga_random_init(PyObject *m);
+int ga_elementwise_init(PyObject *m);
 
 /* Method tables and slot functions defined in their own files and wired
  * into the type object in arrayobject.c. */

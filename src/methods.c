@@ -323,19 +323,56 @@ array_reshape(ga_array *self, PyObject *args, PyObject *kwds)
     return ga_array_reshape(self, nd, dims, order);
 }
 
+/* a flattened to 1-d as NumPy's ravel (copy=0) and flatten (copy=1) do: the
+ * result is always contiguous, a view only when `a` already is in the
+ * requested order.  'A' is 'F' for Fortran-only arrays, else 'C'; 'K' reads
+ * memory order: axes by decreasing |stride| (stable), negative strides kept. */
+static PyObject *
+ravel_impl(ga_array *a, char order, int copy)
+{
+    npy_intp n = -1;
+    int f_only = (a->flags & GA_F_CONTIGUOUS) && !(a->flags & GA_C_CONTIGUOUS);
+    if (order == 'A' || (order == 'K' && (a->flags & (GA_C_CONTIGUOUS | GA_F_CONTIGUOUS))))
+        order = f_only ? 'F' : 'C';
+    if (order == 'K') {
+        npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS];
+        for (int i = 0; i < a->ndim; ++i) {
+            npy_intp s = a->strides[i], m = s < 0 ? -s : s;
+            int j = i;
+            for (; j > 0 && (strides[j - 1] < 0 ? -strides[j - 1] : strides[j - 1]) < m; --j) {
+                shape[j] = shape[j - 1];
+                strides[j] = strides[j - 1];
+            }
+            shape[j] = a->shape[i];
+            strides[j] = s;
+        }
+        PyObject *v = view_of(a, a->ndim, shape, strides, 1);
+        if (v == NULL)
+            return NULL;
+        PyObject *r = ravel_impl((ga_array *)v, 'C', copy);
+        Py_DECREF(v);
+        return r;
+    }
+    if (!copy && (a->flags & (order == 'F' ? GA_F_CONTIGUOUS : GA_C_CONTIGUOUS)))
+        return ga_array_reshape(a, 1, &n, order);
+    ga_array *c = ga_array_copy_as(a, NULL, order == 'F');
+    if (c == NULL)
+        return NULL;
+    PyObject *r = ga_array_reshape(c, 1, &n, order);
+    Py_DECREF(c);
+    return r;
+}
+
 static PyObject *
 array_ravel(ga_array *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"order", NULL};
     PyObject *order_obj = NULL;
     char order;
-    npy_intp n = -1;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O", kwlist, &order_obj) ||
         ga_parse_order(order_obj, 'C', &order) < 0)
         return NULL;
-    if (order == 'K' || order == 'A')
-        order = (self->flags & GA_F_CONTIGUOUS) && !(self->flags & GA_C_CONTIGUOUS) ? 'F' : 'C';
-    return ga_array_reshape(self, 1, &n, order);
+    return ravel_impl(self, order, 0);
 }
 
 static PyObject *
@@ -344,16 +381,10 @@ array_flatten(ga_array *self, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"order", NULL};
     PyObject *order_obj = NULL;
     char order;
-    npy_intp n = -1;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O", kwlist, &order_obj) ||
         ga_parse_order(order_obj, 'C', &order) < 0)
         return NULL;
-    ga_array *c = ga_array_copy_as(self, NULL, order == 'F');
-    if (c == NULL)
-        return NULL;
-    PyObject *r = ga_array_reshape(c, 1, &n, order == 'F' ? 'F' : 'C');
-    Py_DECREF(c);
-    return r;
+    return ravel_impl(self, order, 1);
 }
 
 /* ------------------------------------------------------ axes ------------ */
@@ -581,12 +612,36 @@ array_broadcast_to(ga_array *self, PyObject *shape_obj)
 
 /* ------------------------------------------------------ host values ----- */
 
+/* item(*index): no index for size-1 arrays, one flat C-order index, or one
+ * index per dimension, as NumPy's. */
 static PyObject *
 array_item(ga_array *self, PyObject *args)
 {
     PyObject *v = (PyObject *)self;
     Py_INCREF(v);
-    if (PyTuple_GET_SIZE(args) != 0) {
+    if (PyTuple_GET_SIZE(args) == 1 && self->ndim != 1 && PyIndex_Check(PyTuple_GET_ITEM(args, 0))) {
+        npy_intp n = ga_array_size(self);
+        npy_intp i = PyNumber_AsSsize_t(PyTuple_GET_ITEM(args, 0), PyExc_IndexError);
+        Py_DECREF(v);
+        if (i == -1 && PyErr_Occurred())
+            return NULL;
+        if (i < -n || i >= n) {
+            PyErr_Format(PyExc_IndexError, "index %zd is out of bounds for size %zd", i, n);
+            return NULL;
+        }
+        if (i < 0)
+            i += n;
+        char *data = self->data;
+        for (int k = self->ndim - 1; k >= 0; --k) {
+            data += (i % self->shape[k]) * self->strides[k];
+            i /= self->shape[k];
+        }
+        Py_INCREF(self->descr);
+        v = (PyObject *)ga_array_view((PyObject *)self, data, 0, self->shape, self->strides,
+                                      self->descr, self->device, 0);
+        if (v == NULL)
+            return NULL;
+    } else if (PyTuple_GET_SIZE(args) != 0) {
         Py_DECREF(v);
         v = PyObject_GetItem((PyObject *)self, PyTuple_GET_SIZE(args) == 1
                              ? PyTuple_GET_ITEM(args, 0) : args);

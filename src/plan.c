@@ -217,6 +217,10 @@ py_plan_broadcast(PyObject *self, PyObject *args)
     int n3 = n2 < 0 ? -1 : intp_seq(c, target, NPY_MAXDIMS, "target");
     if (n3 < 0)
         return NULL;
+    if (n2 != n1) {
+        PyErr_SetString(PyExc_ValueError, "strides and shape differ in length");
+        return NULL;
+    }
     if (ga_plan_broadcast_to(n1, shape, strides, n3, target, out) < 0)
         return NULL;
     return ga_shape_tuple(n3, out);

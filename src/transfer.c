@@ -243,12 +243,15 @@ copy_h2d(char *dst, const char *src, size_t n, int device, cudaStream_t stream)
     cudaError_t err;
     if (n == 0)
         return 0;
-    if (n <= GA_SMALL_COPY || host_is_pinned(src)) {
+    int pinned = host_is_pinned(src);
+    if (n <= GA_SMALL_COPY || pinned) {
         Py_BEGIN_ALLOW_THREADS
         err = cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, stream);
         Py_END_ALLOW_THREADS
-        /* A pinned source may be reused by the caller right away. */
-        if (err == cudaSuccess && n > GA_SMALL_COPY) {
+        /* The caller may change or free its array as soon as this returns:
+         * a pageable source has been staged by the driver already, a pinned
+         * one (of any size) is read by the DMA itself, so wait for it. */
+        if (err == cudaSuccess && pinned) {
             Py_BEGIN_ALLOW_THREADS
             err = cudaStreamSynchronize(stream);
             Py_END_ALLOW_THREADS

@@ -86,6 +86,80 @@ cudaError_t ga_launch_sequence(ga_type type, int mode, int64_t n, char *dst,
                                int last, const ga_kscalar *stop,
                                cudaStream_t stream);
 
+/* ---- ew_*.cu: elementwise loops (ufunc_table.h numbers them) ---- */
+
+/* Operands of one elementwise launch.  Inputs share the loop's input type;
+ * an input whose bit is set in scalar_mask is the value scalar[k] instead of
+ * an array.  `contiguous`: every array operand is contiguous in the same
+ * order, so element i is at byte i*itemsize (shape/strides unused).
+ * Otherwise shape and strides describe the collapsed N-d iteration. */
+typedef struct {
+    int64_t n;
+    int contiguous;
+    int scalar_mask;
+    const char *in[3];
+    char *out;
+    ga_kscalar scalar[3];
+    ga_kshape shape;
+    ga_kstrides in_strides[3];
+    ga_kstrides out_strides;
+} ga_ew_args;
+
+/* Run loop `loop` (an enum ga_loop_id). */
+cudaError_t ga_launch_ufunc(int loop, const ga_ew_args *args, cudaStream_t stream);
+
+/* out = cond ? x : y, keyed by the element size of x/y/out (cond is bool;
+ * in[0] cond, in[1] x, in[2] y, any of them scalars). */
+cudaError_t ga_launch_where(int itemsize, const ga_ew_args *args, cudaStream_t stream);
+
+/* ---- random.cu: counter-based random numbers (Philox4x32-10) ---- */
+
+/* Where a launch draws from: block b of the launch is Philox4x32-10 of the
+ * 128-bit counter (ctr_hi:ctr_lo) + b under `key`, four 32-bit words (the
+ * stream of cuRAND's Philox state after curand_init(key, ctr_hi, 4*ctr_lo)).
+ * Every launcher sets *used to the blocks it consumed, for the caller to
+ * add to ctr_lo; values depend only on the stream, not on the launch. */
+typedef struct {
+    uint64_t key;
+    uint64_t ctr_hi;
+    uint64_t ctr_lo;
+} ga_philox;
+
+/* Contiguous dst[i] = low + scale*u, u uniform on [0, 1) (24 or 53 random
+ * bits, never 1.0); type GA_FLOAT32 (4 values a block) or GA_FLOAT64 (2). */
+cudaError_t ga_launch_random_uniform(ga_type type, int64_t n, char *dst, double low,
+                                     double scale, const ga_philox *g, uint64_t *used,
+                                     cudaStream_t stream);
+
+/* Contiguous dst[i] = loc + scale*z, z standard normal (Box-Muller);
+ * GA_FLOAT32 (4 values a block) or GA_FLOAT64 (2). */
+cudaError_t ga_launch_random_normal(ga_type type, int64_t n, char *dst, double loc,
+                                    double scale, const ga_philox *g, uint64_t *used,
+                                    cudaStream_t stream);
+
+/* Contiguous integers in [low, low + range) (two's complement, truncated to
+ * itemsize 1, 2, 4 or 8 bytes; range 0 means 2^64, itemsize 8 only).
+ * range <= 2^32: 64 random bits a value (bias < 2^-32); wider: 128. */
+cudaError_t ga_launch_random_integers(int itemsize, int64_t n, char *dst, uint64_t low,
+                                      uint64_t range, const ga_philox *g, uint64_t *used,
+                                      cudaStream_t stream);
+
+/* dst = a random permutation of 0..n-1 (int64): random 64-bit keys sorted
+ * with their indices by CUB's radix sort.  Two phases: with temp NULL, sets
+ * *temp_bytes and launches nothing; then call with a device block of that
+ * size, which must live until the work on `stream` is done. */
+cudaError_t ga_launch_random_permutation(int64_t n, int64_t *dst, void *temp,
+                                         size_t *temp_bytes, const ga_philox *g,
+                                         uint64_t *used, cudaStream_t stream);
+
+/* Row gather: dst row r = src row index[r] for r < nrows, both C-contiguous
+ * with rows of row_bytes bytes; indices must be in range (not checked). */
+cudaError_t ga_launch_gather_rows(int64_t nrows, int64_t row_bytes, char *dst,
+                                  const char *src, const int64_t *index, cudaStream_t stream);
+
+/* Block `block` of stream g computed on the host (known-answer tests). */
+void ga_random_philox_host(const ga_philox *g, uint64_t block, uint32_t out[4]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,125 @@
+"""The ufuncs (C objects from gpuarr._core, NumPy's names and aliases) and
+the elementwise functions composed from them: around, angle, real, imag,
+conj, isclose, allclose, array_equal, clip, divmod."""
+import numpy
+
+from . import _core
+from ._core import ndarray, where
+
+_u = _core.ufuncs
+globals().update(_u)
+
+divide = _u["true_divide"]
+mod = _u["remainder"]
+abs = absolute = _u["absolute"]  # noqa: A001
+conj = conjugate = _u["conjugate"]
+radians = _u["deg2rad"]
+degrees = _u["rad2deg"]
+bitwise_not = bitwise_invert = invert = _u["invert"]
+bitwise_left_shift = _u["left_shift"]
+bitwise_right_shift = _u["right_shift"]
+acos, asin, atan, atan2 = _u["arccos"], _u["arcsin"], _u["arctan"], _u["arctan2"]
+acosh, asinh, atanh = _u["arccosh"], _u["arcsinh"], _u["arctanh"]
+pow = _u["power"]  # noqa: A001
+
+__all__ = sorted(list(_u) + ["divide", "mod", "abs", "absolute", "conj", "conjugate", "radians",
+                             "degrees", "bitwise_not", "bitwise_invert", "invert", "where",
+                             "around", "round", "angle", "real", "imag", "isclose", "allclose",
+                             "array_equal", "clip", "divmod"])
+
+
+def divmod(x1, x2, out=None):  # noqa: A001
+    """(floor_divide(x1, x2), remainder(x1, x2))."""
+    q = _u["floor_divide"](x1, x2, out=None if out is None else out[0])
+    r = _u["remainder"](x1, x2, out=None if out is None else out[1])
+    return q, r
+
+
+def around(a, decimals=0, out=None):
+    """Round to the given number of decimals, as numpy.around (half to even,
+    through a scaled rint for non-zero decimals)."""
+    if not isinstance(a, ndarray):
+        a = _core.array(a, copy=None)
+    if a.dtype.kind in "iub":
+        if decimals >= 0:
+            return a.copy() if out is None else _u["positive"](a, out=out)
+        scale = 10 ** (-decimals)
+        y = _u["multiply"](_u["rint"](_u["true_divide"](a, scale)), scale)
+        return y.astype(a.dtype) if out is None else _u["positive"](y, out=out, casting="unsafe")
+    if decimals == 0:
+        return _u["rint"](a, out=out)
+    scale = 10.0 ** decimals
+    if decimals > 0:
+        y = _u["rint"](_u["multiply"](a, scale))
+        return _u["true_divide"](y, scale, out=out)
+    y = _u["rint"](_u["true_divide"](a, 10.0 ** -decimals))
+    return _u["multiply"](y, 10.0 ** -decimals, out=out)
+
+
+round = around  # noqa: A001
+
+
+def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):  # noqa: A002
+    """Clip values to [a_min, a_max] (either may be None)."""
+    if min is not None:
+        a_min = min
+    if max is not None:
+        a_max = max
+    if a_min is None and a_max is None:
+        raise ValueError("One of max or min must be given")
+    if a_min is None:
+        return _u["minimum"](a, a_max, out=out, **kwargs)
+    if a_max is None:
+        return _u["maximum"](a, a_min, out=out, **kwargs)
+    return _u["clip"](a, a_min, a_max, out=out, **kwargs)
+
+
+def real(val):
+    return val.real if isinstance(val, ndarray) else _core.array(val).real
+
+
+def imag(val):
+    return val.imag if isinstance(val, ndarray) else _core.array(val).imag
+
+
+def angle(z, deg=False):
+    z = z if isinstance(z, ndarray) else _core.array(z)
+    if z.dtype.kind == "c":
+        a = _u["arctan2"](z.imag, z.real)
+    else:
+        a = _u["arctan2"](_core.zeros(z.shape, numpy.result_type(z.dtype, numpy.float16)), z)
+    return _u["rad2deg"](a) if deg else a
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """abs(a - b) <= atol + rtol * abs(b), elementwise, with NumPy's handling
+    of infinities and NaN."""
+    a = a if isinstance(a, ndarray) else _core.array(a, copy=None)
+    b = b if isinstance(b, ndarray) else _core.array(b, copy=None)
+    dt = numpy.result_type(a.dtype, b.dtype, 1.0)
+    x = a.astype(dt, copy=False)
+    y = b.astype(dt, copy=False)
+    finite = _u["isfinite"](y)
+    close = _u["less_equal"](_u["absolute"](x - y), atol + rtol * _u["absolute"](y))
+    result = _u["logical_or"](_u["logical_and"](close, finite), x == y)
+    if equal_nan:
+        result = _u["logical_or"](result, _u["logical_and"](_u["isnan"](x), _u["isnan"](y)))
+    return result
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """A 0-d device bool: whether every element is close (see isclose).  Like
+    CuPy, the answer stays on the device; bool() reads it."""
+    return isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan).all()
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """A 0-d device bool: same shape and equal elements."""
+    a1 = a1 if isinstance(a1, ndarray) else _core.array(a1, copy=None)
+    a2 = a2 if isinstance(a2, ndarray) else _core.array(a2, copy=None)
+    if a1.shape != a2.shape:
+        return _core.array(False)
+    eq = a1 == a2
+    if equal_nan and a1.dtype.kind in "fc":
+        eq = _u["logical_or"](eq, _u["logical_and"](_u["isnan"](a1), _u["isnan"](a2)))
+    return eq.all()

@@ -1,0 +1,335 @@
+// ufunc_ops.cuh -- the elementwise operations as functors over a compute
+// type C: the element type itself for bool and integers, float for float16
+// and float32, double for float64, thrust::complex for complex types.
+// Each functor follows NumPy's definition of the operation (integer division
+// by zero gives 0 as NumPy does, floor division and remainder take the sign
+// of the divisor, NaN propagates through maximum/minimum and not through
+// fmax/fmin, comparisons of complex numbers are lexicographic).
+#ifndef GA_UFUNC_OPS_CUH
+#define GA_UFUNC_OPS_CUH
+
+#include <thrust/complex.h>
+#include "kernel_common.cuh"
+
+typedef bool ga_t_b;
+typedef int8_t ga_t_i8;
+typedef int16_t ga_t_i16;
+typedef int32_t ga_t_i32;
+typedef int64_t ga_t_i64;
+typedef uint8_t ga_t_u8;
+typedef uint16_t ga_t_u16;
+typedef uint32_t ga_t_u32;
+typedef uint64_t ga_t_u64;
+typedef __half ga_t_f16;
+typedef float ga_t_f32;
+typedef double ga_t_f64;
+typedef ga_c64 ga_t_c64;
+typedef ga_c128 ga_t_c128;
+
+// ---- compute types, loading and storing -----------------------------------
+template <class T> struct ga_compute { using type = T; };
+template <> struct ga_compute<__half> { using type = float; };
+template <> struct ga_compute<ga_c64> { using type = thrust::complex<float>; };
+template <> struct ga_compute<ga_c128> { using type = thrust::complex<double>; };
+
+template <class T> struct ga_is_tcomplex : std::false_type {};
+template <class P> struct ga_is_tcomplex<thrust::complex<P>> : std::true_type {};
+
+template <class T>
+__device__ __forceinline__ typename ga_compute<T>::type ga_load(T v)
+{
+    if constexpr (ga_is_half<T>) return __half2float(v);
+    else if constexpr (ga_is_complex<T>::value) return typename ga_compute<T>::type(v.re, v.im);
+    else return v;
+}
+
+template <class O, class R>
+__device__ __forceinline__ O ga_store(R r)
+{
+    if constexpr (ga_is_half<O>) return __float2half((float)r);
+    else if constexpr (ga_is_complex<O>::value) {
+        using P = typename ga_complex_part<O>::type;
+        if constexpr (ga_is_tcomplex<R>::value) return O{(P)r.real(), (P)r.imag()};
+        else return O{(P)r, (P)0};
+    } else return (O)r;
+}
+
+template <class C> constexpr bool ga_cx = ga_is_tcomplex<C>::value;
+template <class C> constexpr bool ga_int = std::is_integral<C>::value && !std::is_same<C, bool>::value;
+template <class C> constexpr bool ga_sint = ga_int<C> && std::is_signed<C>::value;
+template <class C> constexpr bool ga_flt = std::is_floating_point<C>::value;
+
+#define GA_BINOP(name) struct op_##name { static constexpr int nin = 2; \
+    template <class C> __device__ __forceinline__ auto operator()(C a, C b) const
+#define GA_UNOP(name) struct op_##name { static constexpr int nin = 1; \
+    template <class C> __device__ __forceinline__ auto operator()(C a) const
+#define GA_END };
+
+// ---- arithmetic ------------------------------------------------------------
+GA_BINOP(add) { if constexpr (std::is_same<C, bool>::value) return (bool)(a || b); else return (C)(a + b); } GA_END
+GA_BINOP(subtract) { return (C)(a - b); } GA_END
+GA_BINOP(multiply) { if constexpr (std::is_same<C, bool>::value) return (bool)(a && b); else return (C)(a * b); } GA_END
+GA_BINOP(true_divide) { return (C)(a / b); } GA_END
+
+// NumPy's divmod for floats (npy_divmod): floor quotient and remainder with
+// the sign of the divisor, exact for representable results.
+template <class C>
+__device__ __forceinline__ C ga_fdivmod(C a, C b, C *modulus)
+{
+    C mod = fmod(a, b);
+    if (b == 0) {
+        *modulus = mod;
+        return a / b;
+    }
+    C div = (a - mod) / b;
+    if (mod != 0) {
+        if ((b < 0) != (mod < 0)) {
+            mod += b;
+            div -= (C)1;
+        }
+    } else {
+        mod = copysign((C)0, b);
+    }
+    C floordiv;
+    if (div != 0) {
+        floordiv = floor(div);
+        if (div - floordiv > (C)0.5) floordiv += (C)1;
+    } else {
+        floordiv = copysign((C)0, a / b);
+    }
+    *modulus = mod;
+    return floordiv;
+}
+
+GA_BINOP(floor_divide)
+{
+    if constexpr (ga_flt<C>) { C m; return ga_fdivmod(a, b, &m); }
+    else if constexpr (ga_sint<C>) {
+        if (b == 0) return (C)0;
+        if (b == (C)-1) return (C)(0 - (typename std::make_unsigned<C>::type)a);
+        C q = a / b;
+        if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+        return q;
+    } else return (C)(b == 0 ? 0 : a / b);
+}
+GA_END
+GA_BINOP(remainder)
+{
+    if constexpr (ga_flt<C>) { C m; ga_fdivmod(a, b, &m); return m; }
+    else if constexpr (ga_sint<C>) {
+        if (b == 0 || b == (C)-1) return (C)0;
+        C r = a % b;
+        if (r != 0 && ((r < 0) != (b < 0))) r += b;
+        return r;
+    } else return (C)(b == 0 ? 0 : a % b);
+}
+GA_END
+GA_BINOP(fmod)
+{
+    if constexpr (ga_flt<C>) return (C)fmod(a, b);
+    else if constexpr (ga_sint<C>) return (C)(b == 0 || b == (C)-1 ? 0 : a % b);
+    else return (C)(b == 0 ? 0 : a % b);
+}
+GA_END
+
+// Integer powers by squaring; a negative exponent gives 0 (NumPy raises
+// ValueError on the host; a kernel cannot).
+GA_BINOP(power)
+{
+    if constexpr (ga_int<C>) {
+        if constexpr (ga_sint<C>) if (b < 0) return (C)(a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0));
+        C r = 1;
+        typename std::make_unsigned<C>::type e = b;
+        while (e) {
+            if (e & 1) r = (C)(r * a);
+            a = (C)(a * a);
+            e >>= 1;
+        }
+        return r;
+    } else if constexpr (ga_cx<C>) {
+        if (b.imag() == 0 && b.real() == 2) return a * a;
+        if (b.imag() == 0 && b.real() == 1) return a;
+        if (b.imag() == 0 && b.real() == 0) return C(1);
+        return thrust::pow(a, b);
+    } else return (C)pow(a, b);
+}
+GA_END
+GA_BINOP(float_power) { if constexpr (ga_cx<C>) return thrust::pow(a, b); else return (C)pow(a, b); } GA_END
+
+// ---- comparisons -----------------------------------------------------------
+template <class C>
+__device__ __forceinline__ bool ga_lt(C a, C b)
+{
+    if constexpr (ga_cx<C>)
+        return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+    else return a < b;
+}
+template <class C>
+__device__ __forceinline__ bool ga_le(C a, C b)
+{
+    if constexpr (ga_cx<C>)
+        return a.real() < b.real() || (a.real() == b.real() && a.imag() <= b.imag());
+    else return a <= b;
+}
+GA_BINOP(equal) { return (bool)(a == b); } GA_END
+GA_BINOP(not_equal) { return (bool)(a != b); } GA_END
+GA_BINOP(less) { return ga_lt(a, b); } GA_END
+GA_BINOP(less_equal) { return ga_le(a, b); } GA_END
+GA_BINOP(greater) { return ga_lt(b, a); } GA_END
+GA_BINOP(greater_equal) { return ga_le(b, a); } GA_END
+
+template <class C>
+__device__ __forceinline__ bool ga_isnan_any(C a)
+{
+    if constexpr (ga_cx<C>) return isnan(a.real()) || isnan(a.imag());
+    else if constexpr (ga_flt<C>) return isnan(a);
+    else return false;
+}
+GA_BINOP(maximum) { return ga_isnan_any(a) ? a : (ga_isnan_any(b) ? b : (ga_le(b, a) ? a : b)); } GA_END
+GA_BINOP(minimum) { return ga_isnan_any(a) ? a : (ga_isnan_any(b) ? b : (ga_le(a, b) ? a : b)); } GA_END
+GA_BINOP(fmax) { return ga_isnan_any(b) ? a : (ga_isnan_any(a) ? b : (ga_le(b, a) ? a : b)); } GA_END
+GA_BINOP(fmin) { return ga_isnan_any(b) ? a : (ga_isnan_any(a) ? b : (ga_le(a, b) ? a : b)); } GA_END
+
+// ---- bits and logic --------------------------------------------------------
+GA_BINOP(bitwise_and) { return (C)(a & b); } GA_END
+GA_BINOP(bitwise_or) { return (C)(a | b); } GA_END
+GA_BINOP(bitwise_xor) { return (C)(a ^ b); } GA_END
+// Shifts by the type's width or more give 0 (or -1 for negative right shifts), as NumPy.
+GA_BINOP(left_shift)
+{
+    using U = typename std::make_unsigned<C>::type;
+    if ((uint64_t)(typename std::make_unsigned<C>::type)b >= sizeof(C) * 8 || (ga_sint<C> && b < 0)) return (C)0;
+    return (C)((U)a << (U)b);
+}
+GA_END
+GA_BINOP(right_shift)
+{
+    if ((uint64_t)(typename std::make_unsigned<C>::type)b >= sizeof(C) * 8 || (ga_sint<C> && b < 0))
+        return (C)(ga_sint<C> && a < 0 ? -1 : 0);
+    return (C)(a >> b);
+}
+GA_END
+GA_BINOP(logical_and) { return (bool)(a && b); } GA_END
+GA_BINOP(logical_or) { return (bool)(a || b); } GA_END
+GA_BINOP(logical_xor) { return (bool)((bool)a != (bool)b); } GA_END
+GA_UNOP(logical_not) { return (bool)!a; } GA_END
+
+// ---- two-argument float functions -----------------------------------------
+GA_BINOP(arctan2) { return (C)atan2(a, b); } GA_END
+GA_BINOP(hypot) { return (C)hypot(a, b); } GA_END
+GA_BINOP(logaddexp)
+{
+    if (a == b) return (C)(a + (C)0.693147180559945309417232121458176568);
+    C t = a - b;
+    if (t > 0) return (C)(a + log1p(exp(-t)));
+    if (t <= 0) return (C)(b + log1p(exp(t)));
+    return t;
+}
+GA_END
+GA_BINOP(logaddexp2)
+{
+    const C ln2 = (C)0.693147180559945309417232121458176568;
+    if (a == b) return (C)(a + 1);
+    C t = a - b;
+    if (t > 0) return (C)(a + log1p(exp2(-t)) / ln2);
+    if (t <= 0) return (C)(b + log1p(exp2(t)) / ln2);
+    return t;
+}
+GA_END
+GA_BINOP(copysign) { return (C)copysign(a, b); } GA_END
+GA_BINOP(nextafter) { return (C)nextafter(a, b); } GA_END
+GA_BINOP(heaviside) { return (C)(isnan(a) ? a : (a == 0 ? b : (a < 0 ? (C)0 : (C)1))); } GA_END
+
+// ---- one-argument arithmetic -----------------------------------------------
+GA_UNOP(negative) { if constexpr (ga_int<C>) return (C)(0 - (typename std::make_unsigned<C>::type)a); else return (C)(-a); } GA_END
+GA_UNOP(positive) { return a; } GA_END
+GA_UNOP(absolute)
+{
+    if constexpr (ga_cx<C>) return thrust::abs(a);
+    else if constexpr (ga_flt<C>) return (C)fabs(a);
+    else if constexpr (ga_sint<C>) return (C)(a < 0 ? (C)(0 - (typename std::make_unsigned<C>::type)a) : a);
+    else return a;
+}
+GA_END
+GA_UNOP(fabs) { return (C)fabs(a); } GA_END
+GA_UNOP(sign)
+{
+    if constexpr (ga_cx<C>) {
+        // NumPy 2: z / |z| (0 for 0, NaN propagates)
+        if (a.real() == 0 && a.imag() == 0) return C(0);
+        return a / thrust::abs(a);
+    } else if constexpr (ga_flt<C>) return (C)(isnan(a) ? a : (a > 0 ? (C)1 : (a < 0 ? (C)-1 : (C)0)));
+    else if constexpr (ga_sint<C>) return (C)(a > 0 ? 1 : (a < 0 ? -1 : 0));
+    else return (C)(a > 0 ? 1 : 0);
+}
+GA_END
+GA_UNOP(square) { return (C)(a * a); } GA_END
+GA_UNOP(reciprocal)
+{
+    if constexpr (ga_int<C>) {
+        // NumPy: 1/a in integer arithmetic (0 for |a| > 1; division by zero gives 0 here)
+        return (C)(a == 0 ? 0 : (C)1 / a);
+    } else return (C)((C)1 / a);
+}
+GA_END
+GA_UNOP(conjugate) { if constexpr (ga_cx<C>) return thrust::conj(a); else return a; } GA_END
+GA_UNOP(invert) { if constexpr (std::is_same<C, bool>::value) return (bool)!a; else return (C)~a; } GA_END
+GA_UNOP(isnan) { return ga_isnan_any(a); } GA_END
+GA_UNOP(isinf)
+{
+    if constexpr (ga_cx<C>) return (bool)(isinf(a.real()) || isinf(a.imag()));
+    else if constexpr (ga_flt<C>) return (bool)isinf(a);
+    else return false;
+}
+GA_END
+GA_UNOP(isfinite)
+{
+    if constexpr (ga_cx<C>) return (bool)(isfinite(a.real()) && isfinite(a.imag()));
+    else if constexpr (ga_flt<C>) return (bool)isfinite(a);
+    else return true;
+}
+GA_END
+GA_UNOP(signbit) { return (bool)signbit(a); } GA_END
+GA_UNOP(floor) { if constexpr (ga_flt<C>) return (C)floor(a); else return a; } GA_END
+GA_UNOP(ceil) { if constexpr (ga_flt<C>) return (C)ceil(a); else return a; } GA_END
+GA_UNOP(trunc) { if constexpr (ga_flt<C>) return (C)trunc(a); else return a; } GA_END
+GA_UNOP(rint) { if constexpr (ga_cx<C>) return C(rint(a.real()), rint(a.imag())); else return (C)rint(a); } GA_END
+GA_UNOP(deg2rad) { return (C)(a * (C)0.017453292519943295769236907684886127); } GA_END
+GA_UNOP(rad2deg) { return (C)(a * (C)57.295779513082320876798154814105170); } GA_END
+
+// ---- transcendental functions ----------------------------------------------
+#define GA_MATH1(name, real_fn, cx_expr)                                       \
+    GA_UNOP(name) { if constexpr (ga_cx<C>) return (C)(cx_expr); else return (C)real_fn(a); } GA_END
+GA_MATH1(sqrt, sqrt, thrust::sqrt(a))
+GA_UNOP(cbrt) { return (C)cbrt(a); } GA_END
+GA_MATH1(exp, exp, thrust::exp(a))
+GA_MATH1(exp2, exp2, thrust::exp(a * (typename C::value_type)0.693147180559945309417232121458176568))
+GA_MATH1(expm1, expm1, thrust::exp(a) - (typename C::value_type)1)
+GA_MATH1(log, log, thrust::log(a))
+GA_MATH1(log2, log2, thrust::log(a) / (typename C::value_type)0.693147180559945309417232121458176568)
+GA_MATH1(log10, log10, thrust::log10(a))
+GA_MATH1(log1p, log1p, thrust::log(a + (typename C::value_type)1))
+GA_MATH1(sin, sin, thrust::sin(a))
+GA_MATH1(cos, cos, thrust::cos(a))
+GA_MATH1(tan, tan, thrust::tan(a))
+GA_MATH1(arcsin, asin, thrust::asin(a))
+GA_MATH1(arccos, acos, thrust::acos(a))
+GA_MATH1(arctan, atan, thrust::atan(a))
+GA_MATH1(sinh, sinh, thrust::sinh(a))
+GA_MATH1(cosh, cosh, thrust::cosh(a))
+GA_MATH1(tanh, tanh, thrust::tanh(a))
+GA_MATH1(arcsinh, asinh, thrust::asinh(a))
+GA_MATH1(arccosh, acosh, thrust::acosh(a))
+GA_MATH1(arctanh, atanh, thrust::atanh(a))
+
+// ---- three arguments ---------------------------------------------------------
+// clip(x, lo, hi) = minimum(maximum(x, lo), hi), NaN-propagating as NumPy.
+struct op_clip {
+    static constexpr int nin = 3;
+    template <class C> __device__ __forceinline__ C operator()(C x, C lo, C hi) const
+    {
+        return op_minimum()(op_maximum()(x, lo), hi);
+    }
+};
+
+#endif
