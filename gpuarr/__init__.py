@@ -26,6 +26,7 @@ from ._manipulation import (reshape, ravel, transpose, swapaxes, moveaxis, squee
                             _stack_sequence)
 from ._ufuncs import *  # noqa: F401,F403  (every ufunc and elementwise helper)
 from ._ufuncs import abs, round, divmod, pow  # noqa: A004  (not in * for linters)
+from . import random
 ufunc = type(_core.ufuncs["add"])
 
 # NumPy's dtype machinery and scalar types, re-exported.

@@ -93,6 +93,19 @@ operand_init(operand *op, PyObject *obj, const char *fname, int pos)
         op->code = op->arr->type;
         return 0;
     }
+    /* NumPy scalars first: np.float64 and np.complex128 subclass Python's
+     * float and complex but are strong (typed) operands under NEP 50. */
+    if (PyArray_IsScalar(obj, Generic)) {
+        PyArray_Descr *d = PyArray_DescrFromScalar(obj);
+        if (d == NULL)
+            return -1;
+        op->code = ga_dtype_code(d, NULL);
+        Py_DECREF(d);
+        if (op->code < 0)
+            return -1;
+        op->value = obj;
+        return 0;
+    }
     if (PyBool_Check(obj)) {
         op->value = obj;
         op->code = GA_BOOL;
@@ -111,17 +124,6 @@ operand_init(operand *op, PyObject *obj, const char *fname, int pos)
     if (PyComplex_Check(obj)) {
         op->value = obj;
         op->code = GA_WEAK_COMPLEX;
-        return 0;
-    }
-    if (PyArray_IsScalar(obj, Generic)) {
-        PyArray_Descr *d = PyArray_DescrFromScalar(obj);
-        if (d == NULL)
-            return -1;
-        op->code = ga_dtype_code(d, NULL);
-        Py_DECREF(d);
-        if (op->code < 0)
-            return -1;
-        op->value = obj;
         return 0;
     }
     if (PyArray_Check(obj)) {

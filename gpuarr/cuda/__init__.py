@@ -1,12 +1,12 @@
 """gpuarr.cuda: devices, memory, errors (CuPy's cupy.cuda layout)."""
 from .. import _core
 from .._core import (CUDARuntimeError, OutOfMemoryError, NoDeviceError, is_available,
-                     get_device_id, device_synchronize)
+                     get_device_id, get_device_count, device_synchronize)
 from .memory import (MemoryPointer, UnownedMemory, MemoryPool, PinnedMemoryPool,
                      get_default_memory_pool, get_default_pinned_memory_pool)
 from .device import Device
 
 __all__ = ["CUDARuntimeError", "OutOfMemoryError", "NoDeviceError", "is_available",
-           "get_device_id", "device_synchronize", "MemoryPointer", "UnownedMemory",
+           "get_device_id", "get_device_count", "device_synchronize", "MemoryPointer", "UnownedMemory",
            "MemoryPool", "PinnedMemoryPool", "get_default_memory_pool",
            "get_default_pinned_memory_pool", "Device"]
