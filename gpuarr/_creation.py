@@ -99,6 +99,8 @@ def arange(start, stop=None, step=None, dtype=None):
     if dtype is None:
         dtype = numpy.result_type(start, stop, step)
     dtype = numpy.dtype(dtype)
+    if dtype.kind not in "biufc":
+        empty(0, dtype)  # raises the core's TypeError naming the dtype
     if isinstance(stop - start, complex) or isinstance(step, complex):
         length = math.ceil(((stop - start) / step).real)
     else:

@@ -228,10 +228,9 @@ fix_unknown_dim(ga_array *a, int nd, npy_intp *dims)
     npy_intp known = 1, size = ga_array_size(a);
     int unknown = -1;
     for (int i = 0; i < nd; ++i) {
-        if (dims[i] < 0) {
-            if (dims[i] != -1 || unknown >= 0) {
-                PyErr_SetString(PyExc_ValueError, dims[i] != -1 ? "negative dimensions not allowed"
-                                : "can only specify one unknown dimension");
+        if (dims[i] < 0) {  /* NumPy takes any negative size as the unknown one */
+            if (unknown >= 0) {
+                PyErr_SetString(PyExc_ValueError, "can only specify one unknown dimension");
                 return -1;
             }
             unknown = i;

@@ -8,8 +8,9 @@
  *   b i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 c64 c128
  * The table is expanded three times: in elementwise.c to register ufuncs and
  * their loops, in ufunc_ids.h to number the loops, and in the ew_*.cu files
- * to instantiate one kernel pair per loop (each .cu takes its own GROUP, so
- * nvcc builds the groups in parallel).
+ * to instantiate one kernel pair per loop (each .cu takes its own group
+ * letter, so nvcc builds the groups in parallel, and the first call of a
+ * ufunc loads only its group's module, a few hundred kilobytes).
  *
  * L(group, op, in, out): one loop.  The type-list helpers expand a loop for
  * a set of types with output = input (SAME) or output = bool (PRED).
@@ -48,11 +49,11 @@
     U(subtract, 2, 0) GA_IFC(L, A, subtract)                                     \
     U(multiply, 2, 0) GA_BIFC(L, A, multiply)                                    \
     U(true_divide, 2, 0) GA_FC(L, A, true_divide)                                \
-    U(floor_divide, 2, 0) GA_IF(L, A, floor_divide)                              \
-    U(remainder, 2, 0) GA_IF(L, A, remainder)                                    \
-    U(fmod, 2, 0) GA_IF(L, A, fmod)                                              \
-    U(power, 2, 0) GA_IFC(L, A, power)                                           \
-    U(float_power, 2, 0) L(A, float_power, f64, f64) L(A, float_power, c128, c128) \
+    U(floor_divide, 2, 0) GA_IF(L, I, floor_divide)                              \
+    U(remainder, 2, 0) GA_IF(L, I, remainder)                                    \
+    U(fmod, 2, 0) GA_IF(L, I, fmod)                                              \
+    U(power, 2, 0) GA_IFC(L, I, power)                                           \
+    U(float_power, 2, 0) L(I, float_power, f64, f64) L(I, float_power, c128, c128) \
     /* ---- group B: comparisons and extrema ---- */                             \
     U(equal, 2, 0) GA_ALL_PRED(L, B, equal)                                      \
     U(not_equal, 2, 0) GA_ALL_PRED(L, B, not_equal)                              \
@@ -60,10 +61,10 @@
     U(less_equal, 2, 0) GA_ALL_PRED(L, B, less_equal)                            \
     U(greater, 2, 0) GA_ALL_PRED(L, B, greater)                                  \
     U(greater_equal, 2, 0) GA_ALL_PRED(L, B, greater_equal)                      \
-    U(maximum, 2, 0) GA_BIFC(L, B, maximum)                                      \
-    U(minimum, 2, 0) GA_BIFC(L, B, minimum)                                      \
-    U(fmax, 2, 0) GA_BIFC(L, B, fmax)                                            \
-    U(fmin, 2, 0) GA_BIFC(L, B, fmin)                                            \
+    U(maximum, 2, 0) GA_BIFC(L, J, maximum)                                      \
+    U(minimum, 2, 0) GA_BIFC(L, J, minimum)                                      \
+    U(fmax, 2, 0) GA_BIFC(L, J, fmax)                                            \
+    U(fmin, 2, 0) GA_BIFC(L, J, fmin)                                            \
     /* ---- group C: bits, logic and two-argument float functions ---- */        \
     U(bitwise_and, 2, 0) L(C, bitwise_and, b, b) GA_I(L, C, bitwise_and)         \
     U(bitwise_or, 2, 0) L(C, bitwise_or, b, b) GA_I(L, C, bitwise_or)            \
@@ -74,13 +75,13 @@
     U(logical_or, 2, GA_UF_TO_BOOL) L(C, logical_or, b, b)                       \
     U(logical_xor, 2, GA_UF_TO_BOOL) L(C, logical_xor, b, b)                     \
     U(logical_not, 1, GA_UF_TO_BOOL) L(C, logical_not, b, b)                     \
-    U(arctan2, 2, 0) GA_F(L, C, arctan2)                                         \
-    U(hypot, 2, 0) GA_F(L, C, hypot)                                             \
-    U(logaddexp, 2, 0) GA_F(L, C, logaddexp)                                     \
-    U(logaddexp2, 2, 0) GA_F(L, C, logaddexp2)                                   \
-    U(copysign, 2, 0) GA_F(L, C, copysign)                                       \
-    U(nextafter, 2, 0) L(C, nextafter, f32, f32) L(C, nextafter, f64, f64)                                     \
-    U(heaviside, 2, 0) GA_F(L, C, heaviside)                                     \
+    U(arctan2, 2, 0) GA_F(L, K, arctan2)                                         \
+    U(hypot, 2, 0) GA_F(L, K, hypot)                                             \
+    U(logaddexp, 2, 0) GA_F(L, K, logaddexp)                                     \
+    U(logaddexp2, 2, 0) GA_F(L, K, logaddexp2)                                   \
+    U(copysign, 2, 0) GA_F(L, K, copysign)                                       \
+    U(nextafter, 2, 0) L(K, nextafter, f32, f32) L(K, nextafter, f64, f64)                                     \
+    U(heaviside, 2, 0) GA_F(L, K, heaviside)                                     \
     /* ---- group D: one-argument arithmetic and predicates ---- */              \
     U(negative, 1, 0) GA_IFC(L, D, negative)                                     \
     U(positive, 1, 0) GA_IFC(L, D, positive)                                     \
@@ -92,38 +93,38 @@
     U(reciprocal, 1, 0) GA_IFC(L, D, reciprocal)                                 \
     U(conjugate, 1, 0) GA_IFC(L, D, conjugate)                                   \
     U(invert, 1, 0) L(D, invert, b, b) GA_I(L, D, invert)                        \
-    U(isnan, 1, 0) GA_ALL_PRED(L, D, isnan)          \
-    U(isinf, 1, 0) GA_ALL_PRED(L, D, isinf)          \
-    U(isfinite, 1, 0) GA_ALL_PRED(L, D, isfinite) \
-    U(signbit, 1, 0) GA_F_PRED(L, D, signbit)                                    \
-    U(floor, 1, 0) L(D, floor, b, b) GA_IF(L, D, floor)                                             \
-    U(ceil, 1, 0) L(D, ceil, b, b) GA_IF(L, D, ceil)                                               \
-    U(trunc, 1, 0) L(D, trunc, b, b) GA_IF(L, D, trunc)                                             \
-    U(rint, 1, 0) GA_FC(L, D, rint)                                              \
-    U(deg2rad, 1, 0) GA_F(L, D, deg2rad)                                         \
-    U(rad2deg, 1, 0) GA_F(L, D, rad2deg)                                         \
-    /* ---- group E: transcendental functions ---- */                            \
-    U(sqrt, 1, 0) GA_FC(L, E, sqrt)                                              \
+    U(isnan, 1, 0) GA_ALL_PRED(L, H, isnan)          \
+    U(isinf, 1, 0) GA_ALL_PRED(L, H, isinf)          \
+    U(isfinite, 1, 0) GA_ALL_PRED(L, H, isfinite) \
+    U(signbit, 1, 0) GA_F_PRED(L, H, signbit)                                    \
+    U(floor, 1, 0) L(H, floor, b, b) GA_IF(L, H, floor)                                             \
+    U(ceil, 1, 0) L(H, ceil, b, b) GA_IF(L, H, ceil)                                               \
+    U(trunc, 1, 0) L(H, trunc, b, b) GA_IF(L, H, trunc)                                             \
+    U(rint, 1, 0) GA_FC(L, H, rint)                                              \
+    U(deg2rad, 1, 0) GA_F(L, H, deg2rad)                                         \
+    U(rad2deg, 1, 0) GA_F(L, H, rad2deg)                                         \
+    /* ---- groups E, G (real) and N, M (complex): transcendental functions ---- */                            \
+    U(sqrt, 1, 0) GA_F(L, E, sqrt) GA_C(L, N, sqrt)                                              \
     U(cbrt, 1, 0) GA_F(L, E, cbrt)                                               \
-    U(exp, 1, 0) GA_FC(L, E, exp)                                                \
-    U(exp2, 1, 0) GA_FC(L, E, exp2)                                              \
-    U(expm1, 1, 0) GA_FC(L, E, expm1)                                            \
-    U(log, 1, 0) GA_FC(L, E, log)                                                \
-    U(log2, 1, 0) GA_FC(L, E, log2)                                              \
-    U(log10, 1, 0) GA_FC(L, E, log10)                                            \
-    U(log1p, 1, 0) GA_FC(L, E, log1p)                                            \
-    U(sin, 1, 0) GA_FC(L, E, sin)                                                \
-    U(cos, 1, 0) GA_FC(L, E, cos)                                                \
-    U(tan, 1, 0) GA_FC(L, E, tan)                                                \
-    U(arcsin, 1, 0) GA_FC(L, E, arcsin)                                          \
-    U(arccos, 1, 0) GA_FC(L, E, arccos)                                          \
-    U(arctan, 1, 0) GA_FC(L, E, arctan)                                          \
-    U(sinh, 1, 0) GA_FC(L, E, sinh)                                              \
-    U(cosh, 1, 0) GA_FC(L, E, cosh)                                              \
-    U(tanh, 1, 0) GA_FC(L, E, tanh)                                              \
-    U(arcsinh, 1, 0) GA_FC(L, E, arcsinh)                                        \
-    U(arccosh, 1, 0) GA_FC(L, E, arccosh)                                        \
-    U(arctanh, 1, 0) GA_FC(L, E, arctanh)                                        \
+    U(exp, 1, 0) GA_F(L, E, exp) GA_C(L, N, exp)                                                \
+    U(exp2, 1, 0) GA_F(L, E, exp2) GA_C(L, N, exp2)                                              \
+    U(expm1, 1, 0) GA_F(L, E, expm1) GA_C(L, N, expm1)                                            \
+    U(log, 1, 0) GA_F(L, E, log) GA_C(L, N, log)                                                \
+    U(log2, 1, 0) GA_F(L, E, log2) GA_C(L, N, log2)                                              \
+    U(log10, 1, 0) GA_F(L, E, log10) GA_C(L, N, log10)                                            \
+    U(log1p, 1, 0) GA_F(L, E, log1p) GA_C(L, N, log1p)                                            \
+    U(sin, 1, 0) GA_F(L, G, sin) GA_C(L, M, sin)                                                \
+    U(cos, 1, 0) GA_F(L, G, cos) GA_C(L, M, cos)                                                \
+    U(tan, 1, 0) GA_F(L, G, tan) GA_C(L, M, tan)                                                \
+    U(arcsin, 1, 0) GA_F(L, G, arcsin) GA_C(L, M, arcsin)                                          \
+    U(arccos, 1, 0) GA_F(L, G, arccos) GA_C(L, M, arccos)                                          \
+    U(arctan, 1, 0) GA_F(L, G, arctan) GA_C(L, M, arctan)                                          \
+    U(sinh, 1, 0) GA_F(L, G, sinh) GA_C(L, M, sinh)                                              \
+    U(cosh, 1, 0) GA_F(L, G, cosh) GA_C(L, M, cosh)                                              \
+    U(tanh, 1, 0) GA_F(L, G, tanh) GA_C(L, M, tanh)                                              \
+    U(arcsinh, 1, 0) GA_F(L, G, arcsinh) GA_C(L, M, arcsinh)                                        \
+    U(arccosh, 1, 0) GA_F(L, G, arccosh) GA_C(L, M, arccosh)                                        \
+    U(arctanh, 1, 0) GA_F(L, G, arctanh) GA_C(L, M, arctanh)                                        \
     /* ---- group F: three-argument loops ---- */                                \
     U(clip, 3, 0) GA_BIFC(L, F, clip)
 
