@@ -27,7 +27,10 @@ from ._manipulation import (reshape, ravel, transpose, swapaxes, moveaxis, squee
 from ._ufuncs import *  # noqa: F401,F403  (every ufunc and elementwise helper)
 from ._ufuncs import abs, round, divmod, pow  # noqa: A004  (not in * for linters)
 from . import random
+from . import profiler
+from .profiler import benchmark
 ufunc = type(_core.ufuncs["add"])
+from ._interop import get_array_module  # noqa: E402
 
 # NumPy's dtype machinery and scalar types, re-exported.
 from numpy import (dtype, bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,

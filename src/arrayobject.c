@@ -282,9 +282,9 @@ array_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
     /* An array over foreign memory: memptr has .ptr (and optionally .device_id). */
     npy_intp nbytes = shape_nbytes(ndim, dims, PyDataType_ELSIZE(descr));
-    PyObject *ptr_obj = PyObject_GetAttrString(memptr, "ptr");
-    if (nbytes < 0 || ptr_obj == NULL) {
-        if (ptr_obj == NULL)
+    PyObject *ptr_obj = nbytes < 0 ? NULL : PyObject_GetAttrString(memptr, "ptr");
+    if (ptr_obj == NULL) {
+        if (nbytes >= 0)
             PyErr_SetString(PyExc_TypeError, "memptr must be a gpuarr.cuda.MemoryPointer "
                             "(an object with a .ptr device address)");
         Py_DECREF(descr);

@@ -99,6 +99,17 @@ ga_asarray(PyObject *obj, PyArray_Descr *descr, int copy, char order)
         Py_DECREF(a);
         return (PyObject *)out;
     }
+    PyObject *view = NULL;
+    int cai = PyArray_Check(obj) ? -2 : ga_try_from_cai(obj, &view);
+    if (cai == 0) {
+        if (descr == NULL && copy != 1 && layout_ok((ga_array *)view, order))
+            return view;
+        PyObject *r = ga_asarray(view, descr, copy, order);
+        Py_DECREF(view);
+        return r;
+    }
+    if (cai == -1)
+        goto fail;
     if (copy == 0) {
         PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an array as "
                         "requested: host data must be copied to the device.");

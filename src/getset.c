@@ -125,5 +125,7 @@ PyGetSetDef ga_array_getset[] = {
     {"T", (getter)array_T_get, NULL, "The transposed view.", NULL},
     {"real", (getter)array_real_get, NULL, "Real part (a view for complex arrays).", NULL},
     {"imag", (getter)array_imag_get, NULL, "Imaginary part (a view for complex arrays).", NULL},
+    {"__cuda_array_interface__", (getter)ga_array_cai_get, NULL,
+     "The CUDA Array Interface (version 3): pointer, shape, strides, stream.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

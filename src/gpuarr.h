@@ -69,6 +69,9 @@ int ga_runtime_current_device(void);
  * Stream is entered). */
 cudaStream_t ga_runtime_current_stream(void);
 void ga_runtime_set_current_stream(cudaStream_t stream);
+/* The calling thread's current stream of `device` (streams are per device,
+ * as in CuPy; NULL, the legacy default stream, unless a Stream is entered). */
+cudaStream_t ga_runtime_device_stream(int device);
 void ga_runtime_set_current_device(int device);
 
 /* Number of devices, or -1 with an exception set when none can be used. */
@@ -242,6 +245,17 @@ PyObject *ga_ufunc_call2(int id, PyObject *a, PyObject *b);
 /* tp_richcompare of ndarray. */
 PyObject *ga_array_richcompare(PyObject *a, PyObject *b, int op);
 
+/* ======================== interop.c ====================================== */
+
+/* ndarray.__cuda_array_interface__ (version 3). */
+PyObject *ga_array_cai_get(ga_array *a, void *closure);
+/* A zero-copy view of an object exporting __cuda_array_interface__:
+ * 0 with *out set, -1 on error, -2 when obj exports none. */
+int ga_try_from_cai(PyObject *obj, PyObject **out);
+/* __array_ufunc__ / __array_function__: handed to the Python helpers. */
+PyObject *ga_array_array_ufunc(PyObject *self, PyObject *args, PyObject *kwds);
+PyObject *ga_array_array_function(PyObject *self, PyObject *args, PyObject *kwds);
+
 /* ======================== per-file module init =========================== */
 
 int ga_errors_init(PyObject *m);
@@ -256,6 +270,7 @@ int ga_ctors_init(PyObject *m);
 int ga_mapping_init(PyObject *m);
 int ga_methods_init(PyObject *m);
 int ga_random_init(PyObject *m);
+int ga_benchmark_init(PyObject *m);
 int ga_elementwise_init(PyObject *m);
 
 /* Method tables and slot functions defined in their own files and wired

@@ -22,7 +22,7 @@ static int
 is_integer_index(PyObject *obj, npy_intp *value)
 {
     if (PyLong_CheckExact(obj)) {
-        *value = PyLong_AsSsize_t(obj);
+        *value = PyNumber_AsSsize_t(obj, PyExc_IndexError);
         return *value == -1 && PyErr_Occurred() ? -1 : 1;
     }
     if (PyBool_Check(obj))

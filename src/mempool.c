@@ -190,7 +190,7 @@ parse_limit(const char *text, size_t total, const char *what, size_t *out)
 {
     char *end = NULL;
     double v = strtod(text, &end);
-    int percent = 0;
+    int percent = 0, number = end != text;
     while (end && *end == ' ')
         end++;
     if (end && *end == '%') {
@@ -199,7 +199,7 @@ parse_limit(const char *text, size_t total, const char *what, size_t *out)
     }
     while (end && *end == ' ')
         end++;
-    if (end == text || end == NULL || *end != '\0' || !(v >= 0) || v > 1.8e19 ||
+    if (!number || end == NULL || *end != '\0' || !(v >= 0) || v > 1.8e19 ||
         (percent && v > 100)) {
         PyErr_Format(PyExc_ValueError, "%s='%s' is not a number of bytes or a percentage of "
                      "the device's memory such as '50%%'", what, text);

@@ -470,10 +470,11 @@ array_squeeze(ga_array *self, PyObject *args, PyObject *kwds)
                 Py_DECREF(fast);
                 return NULL;
             }
-            if (self->shape[ax] != 1) {
+            if (self->shape[ax] != 1 || drop[ax]) {
                 Py_DECREF(fast);
-                PyErr_SetString(PyExc_ValueError, "cannot select an axis to squeeze out which "
-                                "has size not equal to one");
+                PyErr_SetString(PyExc_ValueError, drop[ax] ? "repeated axis"
+                                : "cannot select an axis to squeeze out which has size not "
+                                  "equal to one");
                 return NULL;
             }
             drop[ax] = 1;
@@ -723,6 +724,10 @@ PyMethodDef ga_array_methods[] = {
     {"tolist", (PyCFunction)array_tolist, METH_NOARGS, "Nested Python lists (copies to host)."},
     {"__complex__", (PyCFunction)array_complex, METH_NOARGS, NULL},
     {"__array__", (PyCFunction)(void (*)(void))array_array, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"__array_ufunc__", (PyCFunction)(void (*)(void))ga_array_array_ufunc,
+     METH_VARARGS | METH_KEYWORDS, "NumPy ufuncs on device arrays run on the device."},
+    {"__array_function__", (PyCFunction)(void (*)(void))ga_array_array_function,
+     METH_VARARGS | METH_KEYWORDS, "NumPy functions on device arrays run on the device."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -210,6 +210,10 @@ def test_array_and_asarray_copy_only_when_asked_or_needed(rng):
         gp.asarray(h, copy=False)
     with pytest.raises(ValueError, match="copy"):
         gp.array(d.T, order="C", copy=False)
+    f = gp.asarray(d, order="F")
+    assert f.flags.f_contiguous and not f.flags.c_contiguous
+    assert_same(f.get(), h)
+    assert gp.asarray(f, order="F") is f and gp.asarray(f, order="K") is f
 
 
 def test_ascontiguousarray_and_asfortranarray(rng):
@@ -296,6 +300,10 @@ def test_ndarray_over_existing_memory_shares_it(rng):
     assert_same(v.get(), h.T)
     e = gp.ndarray((2, 3), dtype=np.int8)
     assert e.shape == (2, 3) and e.dtype == np.int8 and e.flags.owndata
+    with pytest.raises(ValueError, match="negative"):
+        gp.ndarray((-1, 4), np.float64, memptr=v.data)
+    with pytest.raises(TypeError, match="memptr"):
+        gp.ndarray((2,), np.float64, memptr=object())
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)

@@ -29,7 +29,7 @@ def test_supported_dtype_specifications(spec, want):
 
 
 @pytest.mark.parametrize("dtype", ["U3", "S4", object, "M8[ns]", "m8[s]", [("a", "i4"), ("b", "f8")],
-                                   "V8", "(2,)i4", np.longdouble, np.clongdouble], ids=repr)
+                                   "V8", np.longdouble, np.clongdouble], ids=repr)
 def test_non_numeric_dtypes_raise_type_error_naming_the_dtype(dtype):
     dt = np.dtype(dtype)
     calls = [
@@ -43,8 +43,7 @@ def test_non_numeric_dtypes_raise_type_error_naming_the_dtype(dtype):
     for call in calls:
         with pytest.raises(TypeError) as exc:
             call()
-        assert repr(dt.newbyteorder("=") if dt.isnative else dt) in str(exc.value) or \
-            repr(dt) in str(exc.value), str(exc.value)
+        assert repr(dt) in str(exc.value)
 
 
 def test_host_values_of_unsupported_dtypes_are_refused():
@@ -58,8 +57,7 @@ def test_numpy_names_are_re_exported():
     assert gp.dtype is np.dtype
     for name in ("bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                  "float16", "float32", "float64", "complex64", "complex128", "intp", "number",
-                 "integer", "floating", "complexfloating", "finfo", "iinfo", "result_type",
-                 "can_cast", "promote_types", "issubdtype"):
+                 "integer", "floating", "complexfloating", "finfo", "iinfo"):
         assert getattr(gp, name) is getattr(np, name), name
     assert gp.bool is np.bool
     assert gp.newaxis is None
@@ -91,7 +89,7 @@ def test_astype_converts_like_numpy(rng, src, dst):
 ])
 def test_astype_casting_rules_match_numpy(src, dst, casting, allowed):
     assert np.can_cast(src, dst, casting) == allowed
-    h = np.arange(6, dtype=src)
+    h = np.arange(6).astype(src)
     d = gp.asarray(h)
     if allowed:
         assert_same(d.astype(dst, casting=casting).get(), h.astype(dst, casting=casting))
@@ -142,6 +140,8 @@ def test_invalid_views_raise():
     with pytest.raises(ValueError):
         gp.zeros(()).view(np.float32)
     assert gp.zeros(()).view(np.int64).shape == ()
+    column = gp.zeros((3, 4))[:, ::4]  # a last axis of length 1 need not be contiguous
+    assert column.view(np.int32).shape == (3, 2) and column.view(np.int32).strides == (32, 4)
 
 
 @pytest.mark.parametrize("value", [0, 1, -2, 3.75, True, False, np.float32(-1.5), np.int16(7)], ids=repr)

@@ -181,6 +181,8 @@ def test_other_bad_shape_arguments_raise_value_error():
     with pytest.raises(ValueError):
         d.squeeze(axis=0)
     with pytest.raises(ValueError):
+        d.squeeze(axis=(1, -2))
+    with pytest.raises(ValueError):
         d.transpose(0, 0, 1)
     with pytest.raises(ValueError):
         d.transpose(0, 1)

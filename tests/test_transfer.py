@@ -2,6 +2,7 @@
 input, gp.asnumpy / x.get (into new arrays and into out=), x.set.  Every
 transfer must be bit-exact, on both sides of the 1 MiB small-copy limit and
 of the 8 MiB staging chunk, and from or into any layout and byte order."""
+import gc
 import types
 
 import numpy as np
@@ -176,6 +177,7 @@ def test_large_results_live_in_pinned_memory_returned_on_delete(rng):
     pinned = gp.get_default_pinned_memory_pool()
     h = rng.standard_normal(3_000_000)
     d = gp.asarray(h)
+    gc.collect()  # pinned results held by other tests' reference cycles must not go mid-test
     before = pinned.used_bytes()
     got = d.get()
     assert pinned.used_bytes() >= before + got.nbytes

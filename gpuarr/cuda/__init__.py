@@ -5,8 +5,11 @@ from .._core import (CUDARuntimeError, OutOfMemoryError, NoDeviceError, is_avail
 from .memory import (MemoryPointer, UnownedMemory, MemoryPool, PinnedMemoryPool,
                      get_default_memory_pool, get_default_pinned_memory_pool)
 from .device import Device
+from .._core import Stream, Event, get_current_stream, get_elapsed_time
+from . import runtime
 
 __all__ = ["CUDARuntimeError", "OutOfMemoryError", "NoDeviceError", "is_available",
            "get_device_id", "get_device_count", "device_synchronize", "MemoryPointer", "UnownedMemory",
            "MemoryPool", "PinnedMemoryPool", "get_default_memory_pool",
-           "get_default_pinned_memory_pool", "Device"]
+           "get_default_pinned_memory_pool", "Device", "Stream", "Event", "get_current_stream",
+           "get_elapsed_time", "runtime"]

@@ -160,6 +160,11 @@ cudaError_t ga_launch_gather_rows(int64_t nrows, int64_t row_bytes, char *dst,
 /* Block `block` of stream g computed on the host (known-answer tests). */
 void ga_random_philox_host(const ga_philox *g, uint64_t block, uint32_t out[4]);
 
+/* ---- spin.cu: test helper ---- */
+
+/* One thread busy-waits `cycles` SM clock cycles (clock64) on `stream`. */
+cudaError_t ga_launch_spin(int64_t cycles, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

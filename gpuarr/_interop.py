@@ -1,0 +1,83 @@
+"""NumPy's dispatch protocols for device arrays, and get_array_module.
+
+Calling NumPy on a device array runs gpuarr on the device:
+``np.sin(dev)`` goes through ``__array_ufunc__``, ``np.mean(dev)`` through
+``__array_function__``.  Host NumPy arrays among the arguments of such a call
+are moved to the device, because the caller asked NumPy to work with a device
+array (``np.allclose(dev, host)`` works).  A NumPy function gpuarr does not
+implement raises TypeError naming it: there is no silent host fallback."""
+import numpy
+
+import gpuarr
+from . import _core
+from ._core import ndarray
+
+
+def _to_device(x):
+    if isinstance(x, numpy.ndarray):
+        return _core.array(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_to_device(v) for v in x)
+    return x
+
+
+def _numpy_name(func):
+    mod = getattr(func, "__module__", "") or ""
+    name = func.__name__
+    if mod.startswith("numpy.linalg") or mod.startswith("numpy.fft") or \
+            mod.startswith("numpy.random"):
+        return None
+    return name
+
+
+def array_function(self, func, types, args, kwargs):
+    name = _numpy_name(func)
+    impl = getattr(gpuarr, name, None) if name else None
+    if impl is None or not callable(impl) or isinstance(impl, type):
+        raise TypeError(f"gpuarr does not implement numpy.{func.__name__} for device arrays "
+                        "(no host fallback: copy to the host with .get() to use NumPy)")
+    return impl(*_to_device(list(args)), **{k: _to_device(v) for k, v in kwargs.items()})
+
+
+_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+           "logical_and": "all", "logical_or": "any"}
+
+
+def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    name = ufunc.__name__
+    gu = _core.ufuncs.get(name) or _core.ufuncs.get({"divide": "true_divide"}.get(name, ""))
+    if gu is None:
+        raise TypeError(f"gpuarr does not implement the ufunc numpy.{name} for device arrays")
+    inputs = _to_device(list(inputs))
+    if "out" in kwargs:
+        out = kwargs["out"]
+        if isinstance(out, tuple):
+            for o in out:
+                if isinstance(o, numpy.ndarray):
+                    raise TypeError(f"numpy.{name}: out= must be a device array here (a host "
+                                    "array would need a hidden copy)")
+    if method == "__call__":
+        return gu(*inputs, **kwargs)
+    if method == "reduce" and name in _REDUCE:
+        return getattr(gpuarr, _REDUCE[name])(*inputs, **kwargs)
+    if method == "accumulate" and name in ("add", "multiply"):
+        return getattr(gpuarr, "cumsum" if name == "add" else "cumprod")(*inputs, **kwargs)
+    if method == "outer" and len(inputs) == 2:
+        a, b = inputs
+        a = a if isinstance(a, ndarray) else _core.array(a)
+        b = b if isinstance(b, ndarray) else _core.array(b)
+        return gu(a.reshape(a.shape + (1,) * b.ndim), b, **kwargs)
+    raise TypeError(f"gpuarr does not implement numpy.{name}.{method} for device arrays")
+
+
+def get_array_module(*args):
+    """gpuarr when any argument is a device array, else numpy: for code that
+    runs on either (the course's softplus)."""
+    for a in args:
+        if isinstance(a, ndarray):
+            return gpuarr
+    return numpy
+
+
+_core._register_helper("array_ufunc", array_ufunc)
+_core._register_helper("array_function", array_function)

@@ -1,0 +1,145 @@
+"""NumPy protocols and zero-copy exchange with other GPU libraries."""
+import numpy as np
+import pytest
+
+import gpuarr as gp
+
+GPU = pytest.mark.gpu
+
+
+def test_get_array_module_without_gpu():
+    assert gp.get_array_module(np.ones(2), 3) is np
+
+
+def test_protocol_methods_exist():
+    for name in ("__array_ufunc__", "__array_function__", "__cuda_array_interface__", "__array__"):
+        assert hasattr(gp.ndarray, name)
+
+
+@GPU
+def test_numpy_ufunc_runs_on_device(rng):
+    h = rng.standard_normal(100)
+    d = gp.asarray(h)
+    r = np.sin(d)
+    assert isinstance(r, gp.ndarray)
+    np.testing.assert_allclose(r.get(), np.sin(h), rtol=1e-12)
+    r = np.add(d, h)  # the host operand moves to the device
+    assert isinstance(r, gp.ndarray)
+    np.testing.assert_allclose(r.get(), 2 * h)
+    out = gp.empty(100)
+    assert np.multiply(d, 2, out=out) is out
+    np.testing.assert_allclose(out.get(), 2 * h)
+    o = np.multiply.outer(gp.arange(3), gp.arange(4))
+    np.testing.assert_array_equal(o.get(), np.multiply.outer(np.arange(3), np.arange(4)))
+
+
+@GPU
+def test_numpy_functions_dispatch(rng):
+    h = rng.standard_normal((8, 6))
+    d = gp.asarray(h)
+    for f, args in [(np.where, (d > 0, d, 0.0)), (np.fliplr, (d,)), (np.ravel, (d,)),
+                    (np.concatenate, ([d, d],)), (np.transpose, (d,)),
+                    (np.reshape, (d, (6, 8)))]:
+        r = f(*args)
+        assert isinstance(r, gp.ndarray), f
+    np.testing.assert_array_equal(np.fliplr(d).get(), np.fliplr(h))
+    assert bool(np.allclose(d, h)) is True  # host operand moved to the device
+    r = np.allclose(d, h)
+    assert isinstance(r, gp.ndarray) and r.ndim == 0
+
+
+@GPU
+def test_missing_numpy_function_raises_typeerror():
+    with pytest.raises(TypeError, match="numpy.linalg|gpuarr does not implement"):
+        np.linalg.svd(gp.ones((3, 3)))
+
+
+@GPU
+def test_implicit_conversion_refused():
+    d = gp.ones(3)
+    with pytest.raises(TypeError, match=r"Implicit conversion to a NumPy array is not allowed"):
+        np.asarray(d)
+    scipy_signal = pytest.importorskip("scipy.signal")
+    with pytest.raises(TypeError, match=r"\.get\(\)"):
+        scipy_signal.convolve2d(gp.ones((4, 4)), gp.ones((2, 2)))
+
+
+@GPU
+def test_cuda_array_interface_export():
+    d = gp.arange(12, dtype=np.float32).reshape(3, 4)
+    cai = d.__cuda_array_interface__
+    assert cai["version"] == 3 and cai["shape"] == (3, 4) and cai["typestr"] == "<f4"
+    assert cai["data"][0] == d.data.ptr and cai["strides"] is None
+    t = d.T.__cuda_array_interface__
+    assert t["strides"] == (4, 16)
+
+
+@GPU
+def test_cuda_array_interface_import_keeps_owner():
+    class Owner:
+        def __init__(self, arr):
+            self.arr = arr
+            self.__cuda_array_interface__ = arr.__cuda_array_interface__
+
+    src = gp.arange(10, dtype=np.int32)
+    view = gp.asarray(Owner(src))
+    assert view.data.ptr == src.data.ptr and view.base is not None
+    view[0] = 42
+    assert int(src[0]) == 42
+
+
+@GPU
+def test_cupy_zero_copy():
+    cp = pytest.importorskip("cupy")
+    d = gp.arange(6, dtype=np.float64)
+    c = cp.asarray(d)
+    assert c.data.ptr == d.data.ptr
+    c[1] = 100
+    assert float(d[1]) == 100
+    back = gp.asarray(cp.arange(5, dtype=cp.float32))
+    np.testing.assert_array_equal(back.get(), np.arange(5, dtype=np.float32))
+
+
+@GPU
+def test_torch_zero_copy():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch without CUDA")
+    d = gp.arange(6, dtype=np.float32)
+    t = torch.as_tensor(d, device="cuda")
+    assert t.data_ptr() == d.data.ptr
+    t[2] = -1
+    assert float(d[2]) == -1
+    back = gp.asarray(torch.arange(4, device="cuda", dtype=torch.int64))
+    np.testing.assert_array_equal(back.get(), np.arange(4))
+
+
+@GPU
+def test_numba_kernel_on_gpuarr_arrays():
+    numba_cuda = pytest.importorskip("numba.cuda")
+
+    def double(x):
+        i = numba_cuda.grid(1)
+        if i < x.size:
+            x[i] *= 2
+
+    try:  # numba's own toolchain first, on its own array
+        kernel = numba_cuda.jit(double)
+        probe = numba_cuda.to_device(np.ones(4, dtype=np.float32))
+        kernel[1, 4](probe)
+    except Exception as exc:
+        pytest.skip(f"numba.cuda does not work on this machine by itself: {type(exc).__name__}: {exc}")
+    d = gp.arange(64, dtype=np.float32)
+    kernel[1, 64](d)
+    numba_cuda.synchronize()
+    np.testing.assert_array_equal(d.get(), 2 * np.arange(64, dtype=np.float32))
+
+
+@GPU
+def test_lesson_softplus_agnostic(rng):
+    def softplus(x):
+        xp = gp.get_array_module(x)
+        return xp.maximum(0, x) + xp.log1p(xp.exp(-abs(x)))
+
+    h = rng.standard_normal(1000)
+    np.testing.assert_allclose(softplus(gp.asarray(h)).get(), softplus(h), rtol=1e-12)
