@@ -12,7 +12,7 @@ gpuarr.cuda.NoDeviceError naming the cause.
 import numpy as _numpy
 
 from . import _core
-from ._core import ndarray, is_available, array, empty, zeros, ones, full
+from ._core import ndarray, is_available, array, empty, zeros, ones, full, from_dlpack
 from ._array import Flags as _Flags
 from . import cuda
 from .cuda import (get_default_memory_pool, get_default_pinned_memory_pool,

@@ -255,6 +255,9 @@ int ga_try_from_cai(PyObject *obj, PyObject **out);
 /* __array_ufunc__ / __array_function__: handed to the Python helpers. */
 PyObject *ga_array_array_ufunc(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_array_function(PyObject *self, PyObject *args, PyObject *kwds);
+/* __dlpack__ / __dlpack_device__. */
+PyObject *ga_array_dlpack(PyObject *self, PyObject *args, PyObject *kwds);
+PyObject *ga_array_dlpack_device(PyObject *self, PyObject *unused);
 
 /* ======================== per-file module init =========================== */
 
@@ -272,6 +275,7 @@ int ga_methods_init(PyObject *m);
 int ga_random_init(PyObject *m);
 int ga_benchmark_init(PyObject *m);
 int ga_elementwise_init(PyObject *m);
+int ga_interop_init(PyObject *m);
 
 /* Method tables and slot functions defined in their own files and wired
  * into the type object in arrayobject.c. */

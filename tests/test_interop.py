@@ -143,3 +143,47 @@ def test_lesson_softplus_agnostic(rng):
 
     h = rng.standard_normal(1000)
     np.testing.assert_allclose(softplus(gp.asarray(h)).get(), softplus(h), rtol=1e-12)
+
+
+def test_dlpack_methods_exist():
+    assert hasattr(gp.ndarray, "__dlpack__") and hasattr(gp.ndarray, "__dlpack_device__")
+    assert callable(gp.from_dlpack)
+
+
+@GPU
+def test_dlpack_round_trip_with_torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch without CUDA")
+    d = gp.arange(12, dtype=np.float32).reshape(3, 4)
+    assert d.__dlpack_device__() == (2, 0)
+    t = torch.from_dlpack(d)
+    assert t.data_ptr() == d.data.ptr and tuple(t.shape) == (3, 4)
+    t[0, 0] = 7
+    assert float(d[0, 0]) == 7
+    tt = torch.arange(10, device="cuda", dtype=torch.int32)[::2]
+    back = gp.from_dlpack(tt)
+    assert back.data.ptr == tt.data_ptr() and back.strides == (8,)
+    np.testing.assert_array_equal(back.get(), np.arange(0, 10, 2, dtype=np.int32))
+    del tt
+    np.testing.assert_array_equal(back.get(), np.arange(0, 10, 2, dtype=np.int32))  # kept alive
+
+
+@GPU
+def test_dlpack_with_cupy_and_versioned_capsule():
+    cp = pytest.importorskip("cupy")
+    d = gp.linspace(0, 1, 5)
+    c = cp.from_dlpack(d)
+    assert c.data.ptr == d.data.ptr
+    back = gp.from_dlpack(cp.arange(4, dtype=cp.float64))
+    np.testing.assert_array_equal(back.get(), np.arange(4.0))
+    cap = d.__dlpack__(max_version=(1, 0))
+    assert "dltensor_versioned" in repr(cap)
+    with pytest.raises(BufferError):
+        d.__dlpack__(dl_device=(1, 0))
+
+
+@GPU
+def test_from_dlpack_of_host_data_refused():
+    with pytest.raises(TypeError, match="gpuarr.asarray"):
+        gp.from_dlpack(np.arange(3))

@@ -189,14 +189,15 @@ def test_large_results_live_in_pinned_memory_returned_on_delete(rng):
     assert pinned.n_free_blocks() == free_before + 1
 
 
-def test_get_and_asnumpy_accept_a_stream(rng):
-    null_stream = types.SimpleNamespace(ptr=0)
-    h = rng.standard_normal((64, 64))
+@pytest.mark.parametrize("n", [4096, 3_000_000])
+def test_get_and_asnumpy_accept_a_stream(rng, n):
+    h = rng.standard_normal(n)
     d = gp.asarray(h)
-    assert_same(d.get(stream=null_stream), h)
-    out = np.empty_like(h)
-    assert gp.asnumpy(d, out=out, stream=null_stream) is out
-    assert_same(out, h)
+    for stream in (types.SimpleNamespace(ptr=0), gp.cuda.Stream()):
+        assert_same(d.get(stream=stream), h)
+        out = np.empty_like(h)
+        assert gp.asnumpy(d, out=out, stream=stream) is out
+        assert_same(out, h)
 
 
 def test_set_copies_host_arrays_of_any_layout_and_byte_order(rng):
