@@ -1,18 +1,4 @@
 // ew_h.cu -- elementwise loops of group H of ufunc_table.h (see ew_kernels.cuh).
 #include "ew_kernels.cuh"
 
-#define GA_EW_CASE_A GA_EW_SKIP
-#define GA_EW_CASE_B GA_EW_SKIP
-#define GA_EW_CASE_C GA_EW_SKIP
-#define GA_EW_CASE_D GA_EW_SKIP
-#define GA_EW_CASE_E GA_EW_SKIP
-#define GA_EW_CASE_F GA_EW_SKIP
-#define GA_EW_CASE_G GA_EW_SKIP
-#define GA_EW_CASE_H GA_EW_EMIT
-#define GA_EW_CASE_I GA_EW_SKIP
-#define GA_EW_CASE_J GA_EW_SKIP
-#define GA_EW_CASE_K GA_EW_SKIP
-#define GA_EW_CASE_M GA_EW_SKIP
-#define GA_EW_CASE_N GA_EW_SKIP
-
-GA_EW_GROUP(H)
+GA_EW_DEFINE_GROUP(H)

@@ -119,23 +119,32 @@ cudaError_t ga_ew_launch(const ga_ew_args *x, cudaStream_t stream)
     return cudaGetLastError();
 }
 
-// GA_EW_GROUP(X) defines ga_ew_launch_X(loop, args, stream) over the loops of
-// group X; the including .cu defines GA_EW_IN_<X> to select them.
+// ga_ew_group<G> runs the loops of group G (a letter of ufunc_table.h) and
+// instantiates only those; GA_EW_DEFINE_GROUP(X) in ew_x.cu exports it as
+// ga_ew_launch_X.
 #define GA_EW_NOU(name, nin, flags)
-#define GA_EW_CASE(g, op, in, out) GA_EW_CASE_##g(op, in, out)
-#define GA_EW_EMIT(op, in, out) \
-    case GA_LOOP_##op##_##in: return ga_ew_launch<op_##op, ga_t_##in, ga_t_##out>(args, stream);
-#define GA_EW_SKIP(op, in, out)
+#define GA_EW_CASE(g, op, in, out)                                                   \
+    case GA_LOOP_##op##_##in:                                                        \
+        if constexpr (G == #g[0])                                                    \
+            return ga_ew_launch<op_##op, ga_t_##in, ga_t_##out>(args, stream);       \
+        else                                                                         \
+            return cudaErrorInvalidValue;
 
-#define GA_EW_GROUP(X)                                                          \
-    extern "C" cudaError_t ga_ew_launch_##X(int loop, const ga_ew_args *args,   \
-                                            cudaStream_t stream)                \
-    {                                                                           \
-        switch (loop) {                                                         \
-            GA_UFUNC_TABLE(GA_EW_NOU, GA_EW_CASE)                               \
-        default:                                                                \
-            return cudaErrorInvalidValue;                                       \
-        }                                                                       \
+template <char G>
+cudaError_t ga_ew_group(int loop, const ga_ew_args *args, cudaStream_t stream)
+{
+    switch (loop) {
+        GA_UFUNC_TABLE(GA_EW_NOU, GA_EW_CASE)
+    default:
+        return cudaErrorInvalidValue;
+    }
+}
+
+#define GA_EW_DEFINE_GROUP(X)                                                        \
+    extern "C" cudaError_t ga_ew_launch_##X(int loop, const ga_ew_args *args,        \
+                                            cudaStream_t stream)                     \
+    {                                                                                \
+        return ga_ew_group<#X[0]>(loop, args, stream);                               \
     }
 
 #endif
