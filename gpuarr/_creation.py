@@ -115,9 +115,12 @@ def arange(start, stop=None, step=None, dtype=None):
         first = int(start)
         return _core._sequence(length, dtype, 0, first, int(start + step) - first, None)
     # NumPy's fill loop: the first two values in the target type, their
-    # difference as the step, then start + i*delta in the type's arithmetic.
-    first = dtype.type(start)
-    delta = dtype.type(start + step) - first
+    # difference as the step, then start + i*delta in the type's arithmetic
+    # (float32 for float16, whose difference is not rounded to float16).
+    first, second = dtype.type(start), dtype.type(start + step)
+    if dtype == numpy.float16:
+        first, second = numpy.float32(first), numpy.float32(second)
+    delta = second - first
     return _core._sequence(length, dtype, 0, complex(first), complex(delta), None)
 
 

@@ -87,7 +87,7 @@ def copy(a, order="K"):
 
 
 def broadcast_to(array, shape):
-    if isinstance(shape, int):
+    if isinstance(shape, (int, numpy.integer)):
         shape = (shape,)
     return _device(array, "array")._broadcast_to(tuple(shape))
 

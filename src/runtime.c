@@ -288,7 +288,7 @@ stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "Stream: null=True and ptr= exclude each other");
         return NULL;
     }
-    if (non_blocking && (null || ptr != NULL)) {
+    if (non_blocking && (null || ptr_obj != NULL)) {
         PyErr_SetString(PyExc_ValueError, "Stream: non_blocking=True applies only to a new "
                         "stream, not to the null stream or a wrapped ptr");
         return NULL;

@@ -474,6 +474,7 @@ py_transfer_probe(PyObject *self, PyObject *arg)
     if (host == NULL)
         return PyErr_NoMemory();
     Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(&ring_lock);  /* the worker pool serves one copy at a time */
     memset(host, 1, n);
     err = cudaHostAlloc((void **)&pinned, n, cudaHostAllocPortable);
     if (err == cudaSuccess)
@@ -498,6 +499,7 @@ py_transfer_probe(PyObject *self, PyObject *arg)
             if (rep == 0 || t4 - t3 < t_d2h) t_d2h = t4 - t3;
         }
     }
+    pthread_mutex_unlock(&ring_lock);
     Py_END_ALLOW_THREADS
     free(host);
     if (pinned)

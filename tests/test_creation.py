@@ -108,7 +108,8 @@ def test_integer_arange_matches_numpy_exactly(args, kwargs):
     ((0, 1, 0.1), {}), ((1.5, 7.3, 0.7), {}), ((10.0,), {}), ((5,), {"dtype": np.float32}),
     ((0, 1, 0.1), {"dtype": np.float32}), ((-1, 1, 0.25), {"dtype": np.float16}),
     ((3, -2, -0.5), {}), ((0, 5, 0.5), {"dtype": np.complex128}), ((2.5, 2.5), {}),
-    ((0, 1000, 0.37), {}),
+    ((0, 1000, 0.37), {}), ((0.1, 100, 7), {"dtype": np.float16}), ((1, 2, 0.01), {"dtype": np.float16}),
+    ((0.3, 9, 0.7), {"dtype": np.float32}),
 ], ids=repr)
 def test_float_arange_matches_numpy(args, kwargs):
     got = gp.arange(*args, **kwargs).get()

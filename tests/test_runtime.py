@@ -182,7 +182,7 @@ def test_device_context_and_properties():
     assert dev.compute_capability == f"{props['major']}{props['minor']}"
     assert dev.name == props["name"].decode()
     free, total = dev.mem_info
-    assert 0 < free <= total == props["totalGlobalMem"]
+    assert 0 < free <= total and abs(total - props["totalGlobalMem"]) <= total // 20
     assert runtime.memGetInfo()[1] == total
     assert runtime.getDeviceCount() >= 1
     assert runtime.deviceGetAttribute(runtime.cudaDevAttrMultiProcessorCount, 0) == \

@@ -221,6 +221,8 @@ def test_broadcast_to_is_a_read_only_view_with_zero_strides(rng):
     assert b.base is d and not b.flags.writeable
     assert b.strides[0] == 0 and b.strides[2] == 0 and b.strides[1] == want.strides[1]
     assert_same(gp.broadcast_to(gp.asarray(np.float32(2)), 5).get(), np.broadcast_to(np.float32(2), 5))
+    assert gp.broadcast_to(gp.asarray([7]), np.int64(3)).shape == np.broadcast_to([7], np.int64(3)).shape
+
     with pytest.raises(ValueError, match=r"\(3, 1\).*\(2, 2\)") as exc:
         gp.broadcast_to(d, (2, 2))
     assert "broadcast" in str(exc.value)

@@ -9,25 +9,37 @@
 template <class T> struct SeqArith { using type = T; };
 template <> struct SeqArith<__half> { using type = float; };
 
+// start + i*delta rounded twice, as NumPy's loops do: the explicit _rn
+// intrinsics stop nvcc from contracting it into one fused multiply-add,
+// which would differ from NumPy in the last bit.
+__device__ __forceinline__ double seq_d(double a, int64_t i, double d) { return __dadd_rn(a, __dmul_rn((double)i, d)); }
+__device__ __forceinline__ float seq_f(float a, int64_t i, float d) { return __fadd_rn(a, __fmul_rn((float)i, d)); }
+template <class A>
+__device__ __forceinline__ A seq_t(A a, int64_t i, A d)
+{
+    if constexpr (std::is_same<A, float>::value) return seq_f(a, i, d);
+    else return seq_d(a, i, d);
+}
+
 template <class T>
 __device__ __forceinline__ T seq_value(int mode, int64_t i, const ga_kscalar &a, const ga_kscalar &d)
 {
     if constexpr (ga_is_complex<T>::value) {
         using P = typename ga_complex_part<T>::type;
         if (mode == 0)
-            return T{(P)a.v.f[0] + (P)i * (P)d.v.f[0], (P)a.v.f[1] + (P)i * (P)d.v.f[1]};
-        return T{(P)(a.v.f[0] + (double)i * d.v.f[0]), (P)(a.v.f[1] + (double)i * d.v.f[1])};
+            return T{seq_t<P>((P)a.v.f[0], i, (P)d.v.f[0]), seq_t<P>((P)a.v.f[1], i, (P)d.v.f[1])};
+        return T{(P)seq_d(a.v.f[0], i, d.v.f[0]), (P)seq_d(a.v.f[1], i, d.v.f[1])};
     } else if constexpr (ga_is_float<T>) {
         using A = typename SeqArith<T>::type;
         if (mode == 0)
-            return ga_convert<T>((A)a.v.f[0] + (A)i * (A)d.v.f[0]);
-        return ga_convert<T>(a.v.f[0] + (double)i * d.v.f[0]);
+            return ga_convert<T>(seq_t<A>((A)a.v.f[0], i, (A)d.v.f[0]));
+        return ga_convert<T>(seq_d(a.v.f[0], i, d.v.f[0]));
     } else if constexpr (std::is_same<T, bool>::value) {
-        return mode == 0 ? (a.v.i + i * d.v.i) != 0 : (a.v.f[0] + (double)i * d.v.f[0]) != 0.0;
+        return mode == 0 ? (a.v.i + i * d.v.i) != 0 : seq_d(a.v.f[0], i, d.v.f[0]) != 0.0;
     } else {
         if (mode == 0)
             return (T)(int64_t)((uint64_t)a.v.i + (uint64_t)i * (uint64_t)d.v.i);
-        return ga_convert<T>(floor(a.v.f[0] + (double)i * d.v.f[0])); // NumPy 2: floor
+        return ga_convert<T>(floor(seq_d(a.v.f[0], i, d.v.f[0]))); // NumPy 2: floor
     }
 }
 
