@@ -417,8 +417,11 @@ CHILD = """\
 import importlib, json, sys, time
 spec = json.loads(sys.argv[1])
 t0 = time.perf_counter()
+import numpy
+t1 = time.perf_counter()
 xp = importlib.import_module(spec["module"])
-out = {"import": time.perf_counter() - t0}
+t2 = time.perf_counter()
+out = {"import": t2 - t0, "numpy part": t1 - t0, "own part": t2 - t1}
 if spec["steps"]:
     sync = (xp.cuda.runtime.deviceSynchronize if spec["module"] == "cupy"
             else xp.cuda.device_synchronize)
@@ -453,8 +456,8 @@ def time_fresh(case, lib, cfg):
         runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     labels = [label for label, _ in case.steps]
     figure = [max(r[k] for k in labels) if labels else r["import"] for r in runs]
-    note = ", ".join(f"{k} {fmt_time(statistics.median(r[k] for r in runs))}"
-                     for k in ["context"] + labels) if labels else ""
+    keys = ["context"] + labels if labels else ["numpy part", "own part"]
+    note = ", ".join(f"{k} {fmt_time(statistics.median(r[k] for r in runs))}" for k in keys)
     return Timing(figure), note
 
 
