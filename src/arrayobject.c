@@ -136,6 +136,46 @@ shape_nbytes(int ndim, const npy_intp *shape, npy_intp itemsize)
 ga_array *
 ga_array_empty(int ndim, const npy_intp *shape, PyArray_Descr *descr, int fortran, int device)
 {
+    return ga_array_empty_in(ndim, shape, descr, fortran, device, GA_MEM_DEVICE);
+}
+
+/* Managed or mapped-pinned memory, outside the pool; 0 / -1. */
+static int
+alloc_host_addressable(ga_array *a, size_t nbytes, int memory)
+{
+    cudaError_t err;
+    void *p = NULL;
+    if (nbytes == 0)
+        return 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (memory == GA_MEM_MANAGED)
+        err = cudaMallocManaged(&p, nbytes, cudaMemAttachGlobal);
+    else
+        err = cudaHostAlloc(&p, nbytes, cudaHostAllocMapped | cudaHostAllocPortable);
+    Py_END_ALLOW_THREADS
+    if (err != cudaSuccess) {
+        ga_err_cuda(err, memory == GA_MEM_MANAGED ? "cudaMallocManaged" : "cudaHostAlloc");
+        return -1;
+    }
+    a->alloc = p;
+    if (memory == GA_MEM_PINNED) {
+        void *dev = NULL;
+        err = cudaHostGetDevicePointer(&dev, p, 0);
+        if (err != cudaSuccess) {
+            cudaFreeHost(p);
+            a->alloc = NULL;
+            ga_err_cuda(err, "cudaHostGetDevicePointer");
+            return -1;
+        }
+        a->data = dev;
+    }
+    return 0;
+}
+
+ga_array *
+ga_array_empty_in(int ndim, const npy_intp *shape, PyArray_Descr *descr, int fortran, int device,
+                  int memory)
+{
     npy_intp item = PyDataType_ELSIZE(descr);
     npy_intp nbytes = shape_nbytes(ndim, shape, item);
     int failed = 0;
@@ -154,13 +194,18 @@ ga_array_empty(int ndim, const npy_intp *shape, PyArray_Descr *descr, int fortra
         stride *= shape[i] ? shape[i] : 1;
     }
     a->alloc_stream = ga_runtime_current_stream();
-    a->alloc = ga_pool_malloc(device, (size_t)nbytes, a->alloc_stream, &failed);
+    a->alloc_kind = memory;
+    if (memory == GA_MEM_DEVICE)
+        a->alloc = ga_pool_malloc(device, (size_t)nbytes, a->alloc_stream, &failed);
+    else
+        failed = alloc_host_addressable(a, (size_t)nbytes, memory) < 0;
     if (failed) {
         Py_DECREF(a);
         return NULL;
     }
     a->alloc_size = (size_t)nbytes;
-    a->data = a->alloc;
+    if (a->data == NULL)
+        a->data = a->alloc;
     a->flags = GA_OWNDATA | GA_WRITEABLE;
     ga_array_update_flags(a);
     return a;
@@ -191,8 +236,14 @@ array_dealloc(ga_array *self)
 {
     if (self->weakrefs != NULL)
         PyObject_ClearWeakRefs((PyObject *)self);
-    if (self->flags & GA_OWNDATA)
+    if ((self->flags & GA_OWNDATA) && self->alloc_kind == GA_MEM_DEVICE) {
         ga_pool_free(self->device, self->alloc, self->alloc_size, self->alloc_stream);
+    } else if ((self->flags & GA_OWNDATA) && self->alloc != NULL) {
+        cudaError_t err = self->alloc_kind == GA_MEM_MANAGED ? cudaFree(self->alloc)
+                                                             : cudaFreeHost(self->alloc);
+        if (err != cudaSuccess)
+            ga_err_unraisable(err, "freeing host-addressable memory");
+    }
     Py_CLEAR(self->base);
     Py_CLEAR(self->descr);
     if (self->shape != NULL && self->shape != self->dims_inline)
@@ -374,6 +425,68 @@ array_iter(ga_array *self)
     return PySeqIter_New((PyObject *)self);
 }
 
+/* The memory kind behind an array (its own, or its owner's for a view). */
+static int
+array_memory_kind(ga_array *a)
+{
+    if (a->flags & GA_OWNDATA)
+        return a->alloc_kind;
+    if (a->base != NULL && ga_array_check(a->base) && (((ga_array *)a->base)->flags & GA_OWNDATA))
+        return ((ga_array *)a->base)->alloc_kind;
+    return GA_MEM_DEVICE;
+}
+
+/* Buffer protocol: only host-addressable memory (memory="managed" or
+ * "pinned") is exported; the device's own memory cannot be read by the host. */
+static int
+array_getbuffer(ga_array *self, Py_buffer *view, int flags)
+{
+    if (array_memory_kind(self) == GA_MEM_DEVICE) {
+        PyErr_SetString(PyExc_BufferError,
+                        "gpuarr.ndarray lives in GPU memory, which the host cannot address: copy "
+                        "it with .get() or gpuarr.asnumpy(), or create it with "
+                        "memory='managed' or memory='pinned' to share one buffer");
+        return -1;
+    }
+    if ((flags & PyBUF_WRITABLE) && !(self->flags & GA_WRITEABLE)) {
+        PyErr_SetString(PyExc_BufferError, "the array is read-only");
+        return -1;
+    }
+    if (((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !(self->flags & GA_C_CONTIGUOUS)) ||
+        ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !(self->flags & GA_F_CONTIGUOUS)) ||
+        ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !(self->flags & GA_C_CONTIGUOUS))) {
+        PyErr_SetString(PyExc_BufferError, "the array is not contiguous as the consumer requires");
+        return -1;
+    }
+    cudaError_t err;
+    Py_BEGIN_ALLOW_THREADS
+    err = cudaDeviceSynchronize();  /* kernels may still be writing it */
+    Py_END_ALLOW_THREADS
+    if (err != cudaSuccess) {
+        ga_err_cuda(err, "cudaDeviceSynchronize before exporting a buffer");
+        return -1;
+    }
+    static char formats[GA_NTYPES][3] = {"?", "b", "h", "i", "q", "B", "H", "I", "Q", "e", "f", "d",
+                                         "Zf", "Zd"};
+    view->buf = self->data;
+    view->obj = (PyObject *)self;
+    Py_INCREF(self);
+    view->len = ga_array_size(self) * ga_array_itemsize(self);
+    view->readonly = !(self->flags & GA_WRITEABLE);
+    view->itemsize = ga_array_itemsize(self);
+    view->format = (flags & PyBUF_FORMAT) ? formats[self->type] : NULL;
+    view->ndim = self->ndim;
+    view->shape = (flags & PyBUF_ND) ? self->shape : NULL;
+    view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? self->strides : NULL;
+    view->suboffsets = NULL;
+    view->internal = NULL;
+    return 0;
+}
+
+static PyBufferProcs array_as_buffer = {
+    .bf_getbuffer = (getbufferproc)array_getbuffer,
+};
+
 static PySequenceMethods array_as_sequence = {
     .sq_length = (lenfunc)array_length,
     .sq_item = (ssizeargfunc)ga_array_item,
@@ -389,6 +502,7 @@ PyTypeObject GA_ArrayType = {
     .tp_as_number = &ga_array_as_number,
     .tp_as_sequence = &array_as_sequence,
     .tp_as_mapping = &ga_array_as_mapping,
+    .tp_as_buffer = &array_as_buffer,
     .tp_hash = PyObject_HashNotImplemented,
     .tp_richcompare = ga_array_richcompare,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,

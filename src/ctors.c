@@ -207,12 +207,26 @@ py_array(PyObject *self, PyObject *args, PyObject *kwds)
 static ga_array *
 new_filled(PyObject *args, PyObject *kwds, int what, PyObject *fill_value)
 {
-    static char *kwlist[] = {"shape", "dtype", "order", NULL};
+    static char *kwlist[] = {"shape", "dtype", "order", "memory", NULL};
     PyObject *shape_obj, *dtype = NULL, *order_obj = NULL;
+    const char *memory_name = NULL;
     npy_intp dims[NPY_MAXDIMS];
     char order;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO", kwlist, &shape_obj, &dtype, &order_obj))
+    int memory = GA_MEM_DEVICE;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO$z", kwlist, &shape_obj, &dtype, &order_obj,
+                                     &memory_name))
         return NULL;
+    if (memory_name != NULL && strcmp(memory_name, "device") != 0) {
+        if (strcmp(memory_name, "managed") == 0) {
+            memory = GA_MEM_MANAGED;
+        } else if (strcmp(memory_name, "pinned") == 0) {
+            memory = GA_MEM_PINNED;
+        } else {
+            PyErr_Format(PyExc_ValueError, "memory must be 'device', 'managed' or 'pinned' "
+                         "(got '%s')", memory_name);
+            return NULL;
+        }
+    }
     int ndim = ga_parse_shape(shape_obj, dims, "shape");
     if (ndim < 0 || ga_parse_order(order_obj, 'C', &order) < 0)
         return NULL;
@@ -239,7 +253,8 @@ new_filled(PyObject *args, PyObject *kwds, int what, PyObject *fill_value)
             descr = PyArray_DescrFromType(NPY_FLOAT64);
         }
     }
-    ga_array *a = ga_array_empty(ndim, dims, descr, order == 'F', ga_runtime_current_device());
+    ga_array *a = ga_array_empty_in(ndim, dims, descr, order == 'F', ga_runtime_current_device(),
+                                    memory);
     if (a == NULL || what == 0)
         return a;
     int rc;
@@ -282,16 +297,16 @@ py_ones(PyObject *self, PyObject *args, PyObject *kwds)
 static PyObject *
 py_full(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"shape", "fill_value", "dtype", "order", NULL};
-    PyObject *shape_obj, *fill, *dtype = Py_None, *order = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OO", kwlist, &shape_obj, &fill, &dtype,
-                                     &order))
+    static char *kwlist[] = {"shape", "fill_value", "dtype", "order", "memory", NULL};
+    PyObject *shape_obj, *fill, *dtype = Py_None, *order = Py_None, *memory = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OO$O", kwlist, &shape_obj, &fill, &dtype,
+                                     &order, &memory))
         return NULL;
     PyObject *a2 = Py_BuildValue("(OOO)", shape_obj, dtype, order);
-    if (a2 == NULL)
-        return NULL;
-    PyObject *r = (PyObject *)new_filled(a2, NULL, 3, fill);
-    Py_DECREF(a2);
+    PyObject *k2 = a2 ? Py_BuildValue("{s:O}", "memory", memory) : NULL;
+    PyObject *r = k2 ? (PyObject *)new_filled(a2, k2, 3, fill) : NULL;
+    Py_XDECREF(a2);
+    Py_XDECREF(k2);
     return r;
 }
 
@@ -351,13 +366,16 @@ static PyMethodDef ctors_functions[] = {
      "array(obj, dtype=None, copy=True, order='K', ndmin=0)\n\nA device array from a NumPy "
      "array, nested sequence, scalar, buffer or another device array."},
     {"empty", (PyCFunction)(void (*)(void))py_empty, METH_VARARGS | METH_KEYWORDS,
-     "empty(shape, dtype=float, order='C')"},
+     "empty(shape, dtype=float, order='C', *, memory='device')\n\nmemory='managed' or 'pinned' "
+     "gives host-addressable memory (outside the pool) that also exports the buffer protocol."},
     {"zeros", (PyCFunction)(void (*)(void))py_zeros, METH_VARARGS | METH_KEYWORDS,
-     "zeros(shape, dtype=float, order='C')"},
+     "zeros(shape, dtype=float, order='C', *, memory='device')\n\nmemory='managed' or 'pinned' "
+     "gives host-addressable memory (outside the pool) that also exports the buffer protocol."},
     {"ones", (PyCFunction)(void (*)(void))py_ones, METH_VARARGS | METH_KEYWORDS,
-     "ones(shape, dtype=float, order='C')"},
+     "ones(shape, dtype=float, order='C', *, memory='device')\n\nmemory='managed' or 'pinned' "
+     "gives host-addressable memory (outside the pool) that also exports the buffer protocol."},
     {"full", (PyCFunction)(void (*)(void))py_full, METH_VARARGS | METH_KEYWORDS,
-     "full(shape, fill_value, dtype=None, order='C')"},
+     "full(shape, fill_value, dtype=None, order='C', *, memory='device')"},
     {"_sequence", py_sequence, METH_VARARGS, "Sequence kernel (arange/linspace)."},
     {NULL, NULL, 0, NULL},
 };

@@ -133,6 +133,7 @@ typedef struct {
     void *alloc;             /* pool block start, when GA_OWNDATA */
     size_t alloc_size;
     cudaStream_t alloc_stream;
+    int alloc_kind;          /* GA_MEM_*: where an owning array's memory came from */
     PyObject *weakrefs;
     npy_intp dims_inline[2 * GA_INLINE_DIMS];
 } ga_array;
@@ -153,6 +154,12 @@ static inline int ga_array_itemsize(const ga_array *a) { return (int)PyDataType_
  * Steals `descr`.  Raises on bad shapes, out of memory or no device. */
 ga_array *ga_array_empty(int ndim, const npy_intp *shape, PyArray_Descr *descr,
                          int fortran, int device);
+/* Memory kinds: the device pool (default), managed memory, or pinned host
+ * memory mapped into the device's address space.  The last two are
+ * host-addressable, so such arrays export the buffer protocol. */
+enum { GA_MEM_DEVICE = 0, GA_MEM_MANAGED = 1, GA_MEM_PINNED = 2 };
+ga_array *ga_array_empty_in(int ndim, const npy_intp *shape, PyArray_Descr *descr,
+                            int fortran, int device, int memory);
 /* New view over `base`'s memory (or a foreign owner): steals `descr`;
  * `base` gets a new reference.  Flags computed from shape and strides. */
 ga_array *ga_array_view(PyObject *base, char *data, int ndim, const npy_intp *shape,

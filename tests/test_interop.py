@@ -187,3 +187,39 @@ def test_dlpack_with_cupy_and_versioned_capsule():
 def test_from_dlpack_of_host_data_refused():
     with pytest.raises(TypeError, match="gpuarr.asarray"):
         gp.from_dlpack(np.arange(3))
+
+
+@GPU
+def test_buffer_protocol_device_memory_refused():
+    with pytest.raises(BufferError, match="memory='managed'"):
+        memoryview(gp.ones(3))
+
+
+@GPU
+@pytest.mark.parametrize("memory", ["managed", "pinned"])
+def test_buffer_protocol_host_addressable(memory, rng):
+    h = rng.standard_normal((4, 5)).astype(np.float32)
+    d = gp.empty((4, 5), dtype=np.float32, memory=memory)
+    d[...] = gp.asarray(h)
+    d *= 2
+    shared = np.asarray(memoryview(d))  # synchronises, then shares the memory
+    np.testing.assert_array_equal(shared, 2 * h)
+    shared[0, 0] = 99.0
+    assert float(d[0, 0]) == 99.0
+    z = gp.zeros(3, memory=memory)
+    assert bytes(memoryview(z)) == bytes(24)
+    with pytest.raises(ValueError, match="memory must be"):
+        gp.empty(3, memory="texture")
+
+
+def test_asarray_accepts_buffer_exporters_without_gpu_check():
+    import array
+    assert memoryview(array.array("d", [1.0, 2.0])).format == "d"  # exporter exists
+
+
+@GPU
+def test_asarray_from_buffer_exporters():
+    import array
+    np.testing.assert_array_equal(gp.asarray(array.array("d", [1.0, 2.0])).get(), [1.0, 2.0])
+    np.testing.assert_array_equal(gp.asarray(bytearray(b"\x01\x02")).get(), [1, 2])
+    np.testing.assert_array_equal(gp.asarray(memoryview(b"ab")).get(), [97, 98])
