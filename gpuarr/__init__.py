@@ -26,8 +26,16 @@ from ._manipulation import (reshape, ravel, transpose, swapaxes, moveaxis, squee
                             _stack_sequence)
 from ._ufuncs import *  # noqa: F401,F403  (every ufunc and elementwise helper)
 from ._ufuncs import abs, round, divmod, pow  # noqa: A004  (not in * for linters)
+from ._reductions import (sum, prod, mean, var, std, min, max, amin, amax, ptp,  # noqa: A004
+                          argmin, argmax, all, any, count_nonzero)
+from ._sorting import (sort, argsort, partition, argpartition, unique, median, nanmedian,
+                       percentile, nanpercentile, quantile, nanquantile, nonzero, flatnonzero,
+                       argwhere, compress, extract, take, put, searchsorted, digitize, bincount,
+                       histogram)
+from ._convolve import convolve, correlate
 from . import random
 from . import profiler
+from . import stats, datasets
 from .profiler import benchmark
 ufunc = type(_core.ufuncs["add"])
 from ._interop import get_array_module  # noqa: E402

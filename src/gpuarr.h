@@ -266,6 +266,54 @@ PyObject *ga_array_array_function(PyObject *self, PyObject *args, PyObject *kwds
 PyObject *ga_array_dlpack(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_dlpack_device(PyObject *self, PyObject *unused);
 
+/* ======================== reduction.c ==================================== */
+
+/* ndarray reduction methods (METH_FASTCALL | METH_KEYWORDS), NumPy's
+ * signatures without the array: x.sum(axis=None, dtype=None, out=None,
+ * keepdims=False, ...).  The result (a 0-d device array for axis=None) or
+ * NULL. */
+PyObject *ga_array_sum(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ga_array_prod(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ga_array_mean(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ga_array_var(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ga_array_std(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ga_array_min(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ga_array_max(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ga_array_ptp(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ga_array_argmin(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ga_array_argmax(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ga_array_all(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ga_array_any(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+
+/* ======================== measure.c ====================================== */
+
+/* Copy nbytes from device memory to host memory on `stream` and wait for
+ * it (GIL released); `what` names the operation in the error.  0 / -1. */
+int ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream,
+                  const char *what);
+
+/* ======================== select.c ======================================= */
+
+/* Whether an index goes to advanced indexing: device arrays other than
+ * 0-d integers (which are basic), NumPy arrays, lists, bools. */
+int ga_index_is_advanced(PyObject *index);
+/* a[index] and a[index] = value for an advanced index, NumPy's rules. */
+PyObject *ga_advindex_get(ga_array *a, PyObject *index);
+int ga_advindex_set(ga_array *a, PyObject *index, PyObject *value);
+/* Call the registered Python helper `helper` with (self, *args, **kwds). */
+PyObject *ga_forward_method(const char *helper, PyObject *self, PyObject *args,
+                            PyObject *kwds);
+/* ndarray methods of select.c and sort.c (listed in methods.c). */
+PyObject *ga_array_compress(PyObject *self, PyObject *args, PyObject *kwds);
+PyObject *ga_array_nonzero(PyObject *self, PyObject *unused);
+PyObject *ga_array_take(PyObject *self, PyObject *args, PyObject *kwds);
+PyObject *ga_array_put(PyObject *self, PyObject *args, PyObject *kwds);
+PyObject *ga_array_sort(PyObject *self, PyObject *args, PyObject *kwds);
+PyObject *ga_array_argsort(PyObject *self, PyObject *args, PyObject *kwds);
+PyObject *ga_array_partition(PyObject *self, PyObject *args, PyObject *kwds);
+PyObject *ga_array_argpartition(PyObject *self, PyObject *args, PyObject *kwds);
+PyObject *ga_array_searchsorted(PyObject *self, PyObject *args, PyObject *kwds);
+
 /* ======================== per-file module init =========================== */
 
 int ga_errors_init(PyObject *m);
@@ -283,6 +331,13 @@ int ga_random_init(PyObject *m);
 int ga_benchmark_init(PyObject *m);
 int ga_elementwise_init(PyObject *m);
 int ga_interop_init(PyObject *m);
+int ga_select_init(PyObject *m);
+int ga_sort_init(PyObject *m);
+int ga_label_init(PyObject *m);
+int ga_measure_init(PyObject *m);
+int ga_stats_init(PyObject *m);
+int ga_reduction_init(PyObject *m);
+int ga_convolve_init(PyObject *m);
 
 /* Method tables and slot functions defined in their own files and wired
  * into the type object in arrayobject.c. */

@@ -3,7 +3,8 @@
  *
  * Basic indexing (integers, slices with any step, Ellipsis, None, 0-d
  * integer device arrays) makes a view: only shape, strides and the data
- * pointer change, nothing runs on the device.  Indexing every dimension
+ * pointer change, nothing runs on the device.  Indices holding integer or
+ * boolean arrays go to advanced indexing (select.c).  Indexing every dimension
  * with an integer gives a 0-d device array (not a host scalar: reading it
  * would synchronise).  Assignment indexes the same way, then writes through
  * the view from a scalar, a host array or a device array, broadcasting.
@@ -69,8 +70,7 @@ parse_index(PyObject *index, index_item *items)
             items[i].kind = IDX_INT;
         } else if (ga_array_check(obj) || PyArray_Check(obj) || PyList_Check(obj)) {
             PyErr_SetString(PyExc_IndexError,
-                            "integer-array and boolean-mask indexing are not available yet in "
-                            "gpuarr: use integers, slices (`:`), ellipsis (`...`) and None");
+                            "arrays used as indices must be of integer (or boolean) type");
             return -1;
         } else {
             PyErr_SetString(PyExc_IndexError,
@@ -156,6 +156,8 @@ array_subscript_view(ga_array *a, PyObject *index)
 static PyObject *
 array_subscript(ga_array *a, PyObject *index)
 {
+    if (ga_index_is_advanced(index))
+        return ga_advindex_get(a, index);
     return (PyObject *)array_subscript_view(a, index);
 }
 
@@ -215,6 +217,8 @@ array_ass_subscript(ga_array *a, PyObject *index, PyObject *value)
         PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
         return -1;
     }
+    if (ga_index_is_advanced(index))
+        return ga_advindex_set(a, index, value);
     ga_array *view = array_subscript_view(a, index);
     if (view == NULL)
         return -1;

@@ -1,0 +1,545 @@
+// convolve.cu -- direct correlation: np.convolve / np.correlate,
+// scipy.signal's convolutions and scipy.ndimage's linear filters.
+//
+// Every linear filter in gpuarr is one correlation, per axis
+//     out[p] = sum over q < k of  w[q] * X[p + q + off]
+// with X the input extended past its edges (ga_ext_mode); a convolution is
+// the same sum with the taps read last to first.  Two kernels cover every
+// shape once the host has merged the axes that pass through unfiltered:
+//
+// * line: filtering along the contiguous axis (np.convolve, the last axis
+//   of a separable filter).  A block stages a stretch of each of its lines
+//   in shared memory, extended at load time; each thread then slides a
+//   window of GA_CONV_LINE_C registers along it, so every staged value is
+//   read once per thread and feeds C outputs.  Thread t owns outputs
+//   t*C .. t*C+C-1; one pad word after every C staged values turns that
+//   stride-C pattern into distinct banks.  Results go back through shared
+//   memory so the stores are coalesced.  Memory bound by design.
+// * tile: filtering 2-D planes (the last two merged axes; leading axes,
+//   filtered or not, are looped inside the kernel).  A block stages an
+//   input tile with its halo, extended at load time, so the inner loop has
+//   no bounds checks; each thread slides a window of GA_CONV_TILE_R
+//   registers down one column, so each shared-memory load feeds R
+//   multiply-adds and a warp reads 32 consecutive words (no conflicts).
+//   The taps of the staged chunk sit in shared memory column by column and
+//   are read as 16-byte broadcasts, R taps per few loads.  Compute bound
+//   (2048^2 x 15x15 in float64 is ~57 us of the H100's FP64 rate).
+//
+// The taps stay in device memory: they are a device array, so staging them
+// in __constant__ would cost a copy per call, and one constant bank shared
+// by every stream would let concurrent launches overwrite each other's taps.
+//
+// The per-thread work of each phase is a __host__ __device__ function, so
+// src/kernels/dev/convolve_emu.cu runs the same code block by block on the
+// CPU against a naive reference.
+#include <cstring>
+
+#include "kernel_common.cuh"
+#include "extend.cuh"
+
+// ============================== element math ===============================
+
+__host__ __device__ __forceinline__ void cv_mac(float &a, float w, float x) { a += w * x; }
+__host__ __device__ __forceinline__ void cv_mac(double &a, double w, double x) { a += w * x; }
+__host__ __device__ __forceinline__ void cv_mac(int64_t &a, int64_t w, int64_t x)
+{
+    a = (int64_t)((uint64_t)a + (uint64_t)w * (uint64_t)x);   // wraps, as NumPy's loops
+}
+template <class C>
+__host__ __device__ __forceinline__ void cv_mac_c(C &a, C w, C x)
+{
+    a.re += w.re * x.re - w.im * x.im;
+    a.im += w.re * x.im + w.im * x.re;
+}
+__host__ __device__ __forceinline__ void cv_mac(ga_c64 &a, ga_c64 w, ga_c64 x) { cv_mac_c(a, w, x); }
+__host__ __device__ __forceinline__ void cv_mac(ga_c128 &a, ga_c128 w, ga_c128 x) { cv_mac_c(a, w, x); }
+
+template <class T> __host__ __device__ __forceinline__ T cv_zero() { return T{}; }
+
+template <class T> __host__ __device__ __forceinline__ T cv_conj(T v)
+{
+    if constexpr (ga_is_complex<T>::value) v.im = -v.im;
+    return v;
+}
+
+// v / d for floating types (uniform filters divide the sum by the size).
+template <class T> __host__ __device__ __forceinline__ T cv_divide(T v, double d)
+{
+    if constexpr (std::is_same<T, float>::value) return v / (float)d;
+    else if constexpr (std::is_same<T, double>::value) return v / d;
+    else return v;
+}
+
+// Taps are read by every thread of a block at once: the read-only path.
+template <class T> __host__ __device__ __forceinline__ T cv_ldg(const T *p)
+{
+#ifdef __CUDA_ARCH__
+    if constexpr (std::is_same<T, ga_c64>::value) {
+        float2 v = __ldg(reinterpret_cast<const float2 *>(p));
+        return T{v.x, v.y};
+    } else if constexpr (std::is_same<T, ga_c128>::value) {
+        double2 v = __ldg(reinterpret_cast<const double2 *>(p));
+        return T{v.x, v.y};
+    } else if constexpr (std::is_same<T, int64_t>::value) {
+        return (int64_t)__ldg(reinterpret_cast<const long long *>(p));
+    } else {
+        return __ldg(p);
+    }
+#else
+    return *p;
+#endif
+}
+
+// ============================== sliding window =============================
+//
+// acc[c] += sum over j < k of tap[j] * in[c + j], c < C, for a source whose
+// in[g*C + s] is src.ld(g, s) (s < 2C - 1 a compile-time constant, so the
+// source can fold its address arithmetic) and whose taps come C at a time:
+// src.taps(g, t) fills t[m] = tap[g*C + m]; src.taps_tail(g, t, n) the first
+// n of them.  Value in[i] lives in win[i % C]: every index below is a
+// compile-time constant once the loops unroll, so the window stays in
+// registers and sliding it costs one load per tap, no moves.
+
+template <int C, class T, class Src>
+__host__ __device__ __forceinline__ void cv_window(T (&acc)[C], int k, const Src &src)
+{
+    T win[C];
+#pragma unroll
+    for (int s = 0; s < C - 1; ++s)
+        win[s] = src.ld(0, s);
+    int g = 0;
+    for (; (g + 1) * C <= k; ++g) {
+        T t[C];
+        src.taps(g, t);
+#pragma unroll
+        for (int m = 0; m < C; ++m) {
+            win[(m + C - 1) % C] = src.ld(g, m + C - 1);
+#pragma unroll
+            for (int c = 0; c < C; ++c)
+                cv_mac(acc[c], t[m], win[(m + c) % C]);
+        }
+    }
+    const int rest = k - g * C;
+    if (rest > 0) {
+        T t[C];
+        src.taps_tail(g, t, rest);
+#pragma unroll
+        for (int m = 0; m < C - 1; ++m) {
+            if (m < rest) {
+                win[(m + C - 1) % C] = src.ld(g, m + C - 1);
+#pragma unroll
+                for (int c = 0; c < C; ++c)
+                    cv_mac(acc[c], t[m], win[(m + c) % C]);
+            }
+        }
+    }
+}
+
+// ============================== line kernel ================================
+
+constexpr int LC = GA_CONV_LINE_C;
+
+// Staged element e of a slot lives at e + e / LC.
+__host__ __device__ __forceinline__ int64_t line_phys(int64_t e) { return e + e / LC; }
+
+// Taps [k0, k0 + n) of a line launch, with its flip and conjugation.
+template <class T>
+struct LineTaps {
+    const T *w;
+    int64_t k;      // all taps
+    int flags;
+
+    __host__ __device__ __forceinline__ T at(int64_t j) const
+    {
+        T v = cv_ldg(w + ((flags & GA_CONV_FLIP) ? k - 1 - j : j));
+        return (flags & GA_CONV_CONJ_TAPS) ? cv_conj(v) : v;
+    }
+};
+
+template <class T>
+struct LineSrc {
+    const T *slot;      // the thread's first staged value: slot + tx * (LC + 1)
+    LineTaps<T> taps_;
+    int64_t k0;         // first tap of the chunk
+
+    __host__ __device__ __forceinline__ T ld(int g, int s) const
+    {
+        return slot[g * (LC + 1) + s + s / LC];
+    }
+    __host__ __device__ __forceinline__ void taps(int g, T (&t)[LC]) const
+    {
+#pragma unroll
+        for (int m = 0; m < LC; ++m)
+            t[m] = taps_.at(k0 + g * LC + m);
+    }
+    __host__ __device__ __forceinline__ void taps_tail(int g, T (&t)[LC], int n) const
+    {
+#pragma unroll
+        for (int m = 0; m < LC; ++m)
+            t[m] = m < n ? taps_.at(k0 + g * LC + m) : cv_zero<T>();
+    }
+};
+
+// Fill phase: the slot of line `row` gets X[base + e] for e < len, thread
+// tx of bx taking every bx-th element.  Lines past the last are zeroed.
+template <class T>
+__host__ __device__ __forceinline__ void line_fill(const ga_conv_line &p, const T *x, T *slot,
+                                                   int64_t row, int64_t base, int len, int tx)
+{
+    const T cval = *reinterpret_cast<const T *>(&p.cval);
+    if (row >= p.rows) {
+        for (int e = tx; e < len; e += p.bx)
+            slot[line_phys(e)] = cv_zero<T>();
+        return;
+    }
+    const T *xr = x + row * p.ax.n_in;
+    if (base >= 0 && base + len <= p.ax.n_in) {
+        const T *src = xr + base;
+#pragma unroll 8
+        for (int e = tx; e < len; e += p.bx)
+            slot[line_phys(e)] = src[e];
+    } else {
+        for (int e = tx; e < len; e += p.bx) {
+            int64_t m = ga_ext_index<int64_t>(base + e, p.ax.n_in, p.mode);
+            slot[line_phys(e)] = m < 0 ? cval : xr[m];
+        }
+    }
+}
+
+// Accumulate phase: thread tx adds taps [k0, k0 + kc) to its LC outputs.
+template <class T>
+__host__ __device__ __forceinline__ void line_accumulate(const ga_conv_line &p, const T *w,
+                                                         const T *slot, int tx, int64_t k0,
+                                                         int kc, T (&acc)[LC])
+{
+    LineSrc<T> src{slot + tx * (LC + 1), LineTaps<T>{w, p.ax.k, p.flags}, k0};
+    cv_window<LC>(acc, kc, src);
+}
+
+// Stage phase: the thread's outputs into the slot (over the input).
+template <class T>
+__host__ __device__ __forceinline__ void line_stage(const ga_conv_line &p, T *slot, int tx,
+                                                    const T (&acc)[LC])
+{
+#pragma unroll
+    for (int c = 0; c < LC; ++c) {
+        T v = (p.flags & GA_CONV_CONJ_OUT) ? cv_conj(acc[c]) : acc[c];
+        if (p.divisor != 0.0) v = cv_divide(v, p.divisor);
+        slot[tx * (LC + 1) + c] = v;
+    }
+}
+
+// Store phase: outputs i0 .. i0 + bx*LC of line `row`, coalesced.
+template <class T>
+__host__ __device__ __forceinline__ void line_store(const ga_conv_line &p, T *out, const T *slot,
+                                                    int64_t row, int64_t i0, int tx)
+{
+    if (row >= p.rows) return;
+    const int64_t n = p.ax.n_out;
+    T *orow = out + row * n;
+    const int tile = p.bx * LC;
+    for (int e = tx; e < tile; e += p.bx) {
+        int64_t i = i0 + e;
+        if (i < n)
+            orow[(p.flags & GA_CONV_REVERSE_OUT) ? n - 1 - i : i] = slot[line_phys(e)];
+    }
+}
+
+// Which line group and tile a block works on.
+__host__ __device__ __forceinline__ void line_block(const ga_conv_line &p, int64_t b,
+                                                    int64_t *tile, int64_t *group)
+{
+    int64_t tilew = (int64_t)p.bx * LC;
+    int64_t ntiles = (p.ax.n_out + tilew - 1) / tilew;
+    *tile = b % ntiles;
+    *group = b / ntiles;
+}
+
+template <class T>
+__global__ void __launch_bounds__(256) k_conv_line(const ga_conv_line p, const T *__restrict__ x,
+                                                   const T *__restrict__ w, T *__restrict__ out)
+{
+    extern __shared__ __align__(16) unsigned char cv_smem[];
+    // Slots as ga_conv_line_slot sizes them: room for bx*LC + kchunk - 1 values.
+    T *slot = reinterpret_cast<T *>(cv_smem) +
+              threadIdx.y * (line_phys((int64_t)p.bx * LC + p.kchunk - 2) + 1);
+    int64_t tile, group;
+    line_block(p, blockIdx.x, &tile, &group);
+    const int64_t row = group * p.by + threadIdx.y;
+    const int64_t i0 = tile * p.bx * LC;
+    const int tx = threadIdx.x;
+    T acc[LC];
+#pragma unroll
+    for (int c = 0; c < LC; ++c) acc[c] = cv_zero<T>();
+    for (int64_t k0 = 0; k0 < p.ax.k; k0 += p.kchunk) {
+        const int kc = (int)min((int64_t)p.kchunk, p.ax.k - k0);
+        if (k0 > 0) __syncthreads();
+        line_fill(p, x, slot, row, i0 + p.ax.off + k0, p.bx * LC + kc - 1, tx);
+        __syncthreads();
+        line_accumulate(p, w, slot, tx, k0, kc, acc);
+    }
+    __syncthreads();
+    line_stage(p, slot, tx, acc);
+    __syncthreads();
+    line_store(p, out, slot, row, i0, tx);
+}
+
+// ============================== tile kernel ================================
+
+constexpr int TBX = GA_CONV_TILE_BX, TBY = GA_CONV_TILE_BY, TR = GA_CONV_TILE_R;
+constexpr int TH = TBY * TR;
+
+// Shared-memory layout of a tile launch (see ga_conv_tile_smem): `rows` x
+// `pitch` staged inputs, then from `taps_at` the chunk's taps column by
+// column, `kcol` per column.
+struct TileGeom {
+    int pitch, rows, kcol;
+    int64_t taps_at;
+    int64_t ntaps;      // taps of every axis, outer ones included
+};
+
+__host__ __device__ __forceinline__ TileGeom tile_geom(const ga_conv_tile &p)
+{
+    TileGeom g;
+    g.pitch = TBX + p.kw_chunk - 1;
+    g.rows = TH + p.kh_chunk - 1;
+    g.kcol = (p.kh_chunk + TR - 1) / TR * TR;
+    g.taps_at = ((int64_t)g.rows * g.pitch + 3) / 4 * 4;    // 16-byte aligned
+    g.ntaps = p.h.k * p.w.k;
+    for (int d = 0; d < p.nouter; ++d)
+        g.ntaps *= p.outer[d].k;
+    return g;
+}
+
+// Block b's tile: first column, first row and outer output position.
+__host__ __device__ __forceinline__ void tile_block(const ga_conv_tile &p, int64_t b,
+                                                    int64_t *c0, int64_t *r0, int64_t *po)
+{
+    int64_t ntw = (p.w.n_out + TBX - 1) / TBX, nth = (p.h.n_out + TH - 1) / TH;
+    *c0 = (b % ntw) * TBX;
+    b /= ntw;
+    *r0 = (b % nth) * TH;
+    *po = b / nth;
+}
+
+// Offset (in elements) of the input plane that outer output position po
+// reads for outer tap o, or -1 when that plane lies in the constant.
+__host__ __device__ __forceinline__ int64_t tile_plane(const ga_conv_tile &p, int64_t po, int64_t o)
+{
+    int64_t off = 0, stride = p.h.n_in * p.w.n_in;
+    for (int d = p.nouter - 1; d >= 0; --d) {
+        const ga_conv_axis &a = p.outer[d];
+        int64_t g = ga_ext_index<int64_t>(po % a.n_out + o % a.k + a.off, a.n_in, p.mode);
+        if (g < 0) return -1;
+        off += g * stride;
+        stride *= a.n_in;
+        po /= a.n_out;
+        o /= a.k;
+    }
+    return off;
+}
+
+// Fill phase, thread (tx, ty): tile rows r < nrows, columns c < ncols hold
+// X[row0 + r, col0 + c] of the plane (NULL: all constant).
+template <class T>
+__host__ __device__ __forceinline__ void tile_fill(const ga_conv_tile &p, const TileGeom &g,
+                                                   const T *plane, T *tile, int row0, int col0,
+                                                   int nrows, int ncols, int tx, int ty)
+{
+    const T cval = *reinterpret_cast<const T *>(&p.cval);
+    const int h = (int)p.h.n_in, w = (int)p.w.n_in;
+    const bool inside = col0 >= 0 && col0 + ncols <= w;
+    for (int r = ty; r < nrows; r += TBY) {
+        int gr = plane ? ga_ext_index<int>(row0 + r, h, p.mode) : -1;
+        T *dst = tile + r * g.pitch;
+        if (gr < 0) {
+            for (int c = tx; c < ncols; c += TBX) dst[c] = cval;
+        } else if (inside) {
+            const T *src = plane + (int64_t)gr * w + col0;
+            for (int c = tx; c < ncols; c += TBX) dst[c] = src[c];
+        } else {
+            const T *src = plane + (int64_t)gr * w;
+            for (int c = tx; c < ncols; c += TBX) {
+                int gc = ga_ext_index<int>(col0 + c, w, p.mode);
+                dst[c] = gc < 0 ? cval : src[gc];
+            }
+        }
+    }
+}
+
+// Fill phase, thread `tid`: taps (i, j), i < kh, j < kw of the chunk whose
+// first tap has flat index tap0 (flipped for a convolution), at
+// taps[j * kcol + i].
+template <class T>
+__host__ __device__ __forceinline__ void tile_fill_taps(const ga_conv_tile &p, const TileGeom &g,
+                                                        const T *w, T *taps, int64_t tap0,
+                                                        int kh, int kw, int tid)
+{
+    for (int e = tid; e < kh * kw; e += TBX * TBY) {
+        int i = e / kw, j = e - (e / kw) * kw;
+        int64_t idx = tap0 + (int64_t)i * p.w.k + j;
+        if (p.flags & GA_CONV_FLIP) idx = g.ntaps - 1 - idx;
+        taps[j * g.kcol + i] = cv_ldg(w + idx);
+    }
+}
+
+template <class T>
+struct TileSrc {
+    const T *col;       // the thread's column at its first row
+    int pitch;
+    const T *tcol;      // the staged taps of the column
+
+    __host__ __device__ __forceinline__ T ld(int g, int s) const
+    {
+        return col[(g * TR + s) * pitch];
+    }
+    // TR taps as 16-byte broadcast loads (a column is padded to TR taps).
+    __host__ __device__ __forceinline__ void taps(int g, T (&t)[TR]) const
+    {
+        constexpr int per = 16 / sizeof(T);
+        static_assert(TR % per == 0, "taps are read 16 bytes at a time");
+        const uint4 *v = reinterpret_cast<const uint4 *>(tcol + g * TR);
+#pragma unroll
+        for (int q = 0; q < TR / per; ++q) {
+            uint4 u = v[q];
+            memcpy(&t[q * per], &u, 16);
+        }
+    }
+    __host__ __device__ __forceinline__ void taps_tail(int g, T (&t)[TR], int) const
+    {
+        taps(g, t);     // the pad past the column's last tap is never used
+    }
+};
+
+// Accumulate phase: the staged kh x kw taps into the thread's TR outputs.
+template <class T>
+__host__ __device__ __forceinline__ void tile_accumulate(const TileGeom &g, const T *tile,
+                                                         const T *taps, int kh, int kw, int tx,
+                                                         int ty, T (&acc)[TR])
+{
+    const T *col = tile + ty * TR * g.pitch + tx;
+    for (int j = 0; j < kw; ++j) {
+        TileSrc<T> src{col + j, g.pitch, taps + j * g.kcol};
+        cv_window<TR>(acc, kh, src);
+    }
+}
+
+// Store phase: the thread's TR outputs, column c0 + tx, rows r0 + ty*TR...
+template <class T>
+__host__ __device__ __forceinline__ void tile_store(const ga_conv_tile &p, T *out, int64_t po,
+                                                    int64_t r0, int64_t c0, int tx, int ty,
+                                                    const T (&acc)[TR])
+{
+    const int64_t c = c0 + tx;
+    if (c >= p.w.n_out) return;
+    T *o = out + po * p.h.n_out * p.w.n_out + c;
+#pragma unroll
+    for (int rr = 0; rr < TR; ++rr) {
+        int64_t r = r0 + ty * TR + rr;
+        if (r < p.h.n_out)
+            o[r * p.w.n_out] = p.divisor != 0.0 ? cv_divide(acc[rr], p.divisor) : acc[rr];
+    }
+}
+
+// Three blocks an SM (80 registers): enough warps to cover one block's
+// fill while the others compute.
+template <class T>
+__global__ void __launch_bounds__(TBX * TBY, 3) k_conv_tile(const ga_conv_tile p,
+                                                         const T *__restrict__ x,
+                                                         const T *__restrict__ w,
+                                                         T *__restrict__ out)
+{
+    extern __shared__ __align__(16) unsigned char cv_smem[];
+    const TileGeom g = tile_geom(p);
+    T *tile = reinterpret_cast<T *>(cv_smem);
+    T *taps = tile + g.taps_at;
+    int64_t c0, r0, po;
+    tile_block(p, blockIdx.x, &c0, &r0, &po);
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    T acc[TR];
+#pragma unroll
+    for (int r = 0; r < TR; ++r) acc[r] = cv_zero<T>();
+    const int64_t plane_taps = p.h.k * p.w.k;
+    bool first = true;
+    for (int64_t o = 0; o < g.ntaps / plane_taps; ++o) {
+        const int64_t plane = tile_plane(p, po, o);
+        const T *pl = plane < 0 ? nullptr : x + plane;
+        for (int64_t i0 = 0; i0 < p.h.k; i0 += p.kh_chunk) {
+            const int kh = (int)min((int64_t)p.kh_chunk, p.h.k - i0);
+            for (int64_t j0 = 0; j0 < p.w.k; j0 += p.kw_chunk) {
+                const int kw = (int)min((int64_t)p.kw_chunk, p.w.k - j0);
+                if (!first) __syncthreads();
+                first = false;
+                tile_fill(p, g, pl, tile, (int)(r0 + p.h.off + i0), (int)(c0 + p.w.off + j0),
+                          TH + kh - 1, TBX + kw - 1, tx, ty);
+                tile_fill_taps(p, g, w, taps, o * plane_taps + i0 * p.w.k + j0, kh, kw,
+                               ty * TBX + tx);
+                __syncthreads();
+                tile_accumulate(g, tile, taps, kh, kw, tx, ty, acc);
+            }
+        }
+    }
+    tile_store(p, out, po, r0, c0, tx, ty, acc);
+}
+
+// ============================== launchers ==================================
+
+namespace {
+
+// Launches keep to the 48 KiB of shared memory every block may use
+// without an opt-in; the host sizes chunks accordingly.
+constexpr size_t CV_SMEM_MAX = 48 * 1024;
+
+template <class T>
+cudaError_t launch_line(const ga_conv_line *p, const char *x, const char *w, char *out,
+                        cudaStream_t stream)
+{
+    int64_t blocks = ga_conv_line_blocks(p);
+    size_t smem = (size_t)ga_conv_line_smem(p) * sizeof(T);
+    if (blocks == 0) return cudaSuccess;
+    if (blocks > INT32_MAX || smem > CV_SMEM_MAX || p->bx * p->by > 256)
+        return cudaErrorInvalidConfiguration;
+    k_conv_line<T><<<(unsigned)blocks, dim3(p->bx, p->by), smem, stream>>>(
+        *p, (const T *)x, (const T *)w, (T *)out);
+    return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t launch_tile(const ga_conv_tile *p, const char *x, const char *w, char *out,
+                        cudaStream_t stream)
+{
+    int64_t blocks = ga_conv_tile_blocks(p);
+    size_t smem = (size_t)ga_conv_tile_smem(p) * sizeof(T);
+    if (blocks == 0) return cudaSuccess;
+    if (blocks > INT32_MAX || smem > CV_SMEM_MAX)
+        return cudaErrorInvalidConfiguration;
+    k_conv_tile<T><<<(unsigned)blocks, dim3(TBX, TBY), smem, stream>>>(
+        *p, (const T *)x, (const T *)w, (T *)out);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" cudaError_t ga_launch_conv_line(ga_type type, const ga_conv_line *p, const char *x,
+                                           const char *w, char *out, cudaStream_t stream)
+{
+    switch (type) {
+    case GA_FLOAT32: return launch_line<float>(p, x, w, out, stream);
+    case GA_FLOAT64: return launch_line<double>(p, x, w, out, stream);
+    case GA_INT64: return launch_line<int64_t>(p, x, w, out, stream);
+    case GA_COMPLEX64: return launch_line<ga_c64>(p, x, w, out, stream);
+    case GA_COMPLEX128: return launch_line<ga_c128>(p, x, w, out, stream);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+extern "C" cudaError_t ga_launch_conv_tile(ga_type type, const ga_conv_tile *p, const char *x,
+                                           const char *w, char *out, cudaStream_t stream)
+{
+    switch (type) {
+    case GA_FLOAT32: return launch_tile<float>(p, x, w, out, stream);
+    case GA_FLOAT64: return launch_tile<double>(p, x, w, out, stream);
+    case GA_INT64: return launch_tile<int64_t>(p, x, w, out, stream);
+    default: return cudaErrorInvalidValue;
+    }
+}

@@ -1,0 +1,668 @@
+/*
+ * measure.c -- the C side of gpuarr.scipy.ndimage's measurements
+ * (sum_labels, mean, variance, extrema, centre of mass, median, histogram,
+ * grouping for labeled_comprehension, value_indices, find_objects).
+ *
+ * Python (gpuarr/scipy/_measurements.py) reads SciPy's index argument and
+ * hands over a slot map: mode (all elements, positive labels, a range of
+ * consecutive labels, or a table), lo/nslots, and for tables the sorted key
+ * table and the inverse map made on the device by _measure_index.  Here the
+ * operands are brought to the forms the kernels take -- values float32 or
+ * float64, labels int32, int64 or float64, all C-contiguous (other dtypes
+ * and layouts are converted once) -- the scratch is taken from the pool,
+ * the launchers of src/kernels/measure.cu run, and the results come back as
+ * device arrays of float64 (int64 positions), one entry per index entry.
+ * Nothing synchronises except where a result's size depends on the data
+ * (find_objects without max_label, value_indices).
+ *
+ * Ownership: converted operands and scratch blocks live until the launches
+ * are queued (scratch is returned to the pool on the current stream, which
+ * orders its reuse after the kernels); results are new references.
+ */
+#include "gpuarr.h"
+
+int
+ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream, const char *what)
+{
+    cudaError_t err;
+    Py_BEGIN_ALLOW_THREADS
+    err = cudaMemcpyAsync(host, dev, nbytes, cudaMemcpyDeviceToHost, stream);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(stream);
+    Py_END_ALLOW_THREADS
+    if (err != cudaSuccess) {
+        ga_err_cuda(err, what);
+        return -1;
+    }
+    return 0;
+}
+
+/* A C-contiguous version of `a` in dtype `typenum` (a itself when it
+ * already is one).  New reference. */
+static ga_array *
+measure_contiguous(ga_array *a, int typenum)
+{
+    if (a->descr->type_num == typenum && (a->flags & GA_C_CONTIGUOUS)) {
+        Py_INCREF(a);
+        return a;
+    }
+    return ga_array_copy_as(a, PyArray_DescrFromType(typenum), 0);
+}
+
+/* The dtype values are measured in: float32 and float64 as they are, every
+ * other real type as float64. */
+static int
+measure_value_typenum(ga_array *a, const char *what)
+{
+    if (a->type == GA_COMPLEX64 || a->type == GA_COMPLEX128) {
+        PyErr_Format(PyExc_TypeError, "%s: complex input is not supported", what);
+        return -1;
+    }
+    return a->type == GA_FLOAT32 ? NPY_FLOAT32 : NPY_FLOAT64;
+}
+
+/* The dtype labels are compared in: int32/int64 as they are, uint64 and
+ * floating types as float64, other integers and bool as int64. */
+static int
+measure_label_typenum(ga_array *a)
+{
+    switch (a->type) {
+    case GA_INT32: return NPY_INT32;
+    case GA_INT64: return NPY_INT64;
+    case GA_COMPLEX64: case GA_COMPLEX128:
+        PyErr_SetString(PyExc_TypeError, "labels: complex labels are not supported");
+        return -1;
+    case GA_UINT64: case GA_FLOAT16: case GA_FLOAT32: case GA_FLOAT64: return NPY_FLOAT64;
+    default: return NPY_INT64;
+    }
+}
+
+/* Operands and slot map of one measurement. */
+typedef struct {
+    ga_array *values, *labels, *table, *inverse;
+    ga_measure_args a;
+} measure_ops;
+
+static void
+measure_ops_clear(measure_ops *m)
+{
+    Py_CLEAR(m->values);
+    Py_CLEAR(m->labels);
+    Py_CLEAR(m->table);
+    Py_CLEAR(m->inverse);
+}
+
+/* Fill `m` from the Python arguments (input, labels, mode, lo, nslots,
+ * table, inverse).  `coords`: the statistic needs coordinates (centre of
+ * mass), so the shape must be kept.  `convert_values`: bring the values to
+ * float32/float64.  0 / -1. */
+static int
+measure_ops_parse(PyObject *args, int coords, int convert_values, measure_ops *m,
+                  PyObject **rest)
+{
+    ga_array *input;
+    PyObject *labels, *table, *inverse;
+    int mode;
+    long long lo, nslots;
+    memset(m, 0, sizeof(*m));
+    if (!PyArg_ParseTuple(args, "O!OiLLOO|O", &GA_ArrayType, &input, &labels, &mode, &lo,
+                          &nslots, &table, &inverse, rest))
+        return -1;
+    if (ga_runtime_use_device(input->device) < 0)
+        return -1;
+    if (mode < GA_SLOT_ALL || mode > GA_SLOT_TABLE || nslots < 1) {
+        PyErr_SetString(PyExc_ValueError, "bad slot map");
+        return -1;
+    }
+    npy_intp n = ga_array_size(input);
+    if (convert_values) {
+        int vt = measure_value_typenum(input, "input");
+        if (vt < 0 || (m->values = measure_contiguous(input, vt)) == NULL)
+            goto fail;
+    } else {
+        if ((m->values = measure_contiguous(input, input->descr->type_num)) == NULL)
+            goto fail;
+    }
+    if (mode != GA_SLOT_ALL) {
+        if (!ga_array_check(labels)) {
+            PyErr_SetString(PyExc_TypeError, "labels must be a gpuarr array");
+            goto fail;
+        }
+        ga_array *l = (ga_array *)labels;
+        if (ga_array_size(l) != n || l->device != input->device) {
+            PyErr_SetString(PyExc_ValueError, "input and labels must have the same shape and "
+                            "device");
+            goto fail;
+        }
+        int lt = measure_label_typenum(l);
+        if (lt < 0 || (m->labels = measure_contiguous(l, lt)) == NULL)
+            goto fail;
+    }
+    if (mode == GA_SLOT_TABLE) {
+        if (!ga_array_check(table) || ((ga_array *)table)->type != GA_UINT64 ||
+            ga_array_size((ga_array *)table) != nslots ||
+            !(((ga_array *)table)->flags & GA_C_CONTIGUOUS)) {
+            PyErr_SetString(PyExc_ValueError, "table must be the uint64 key table of the index");
+            goto fail;
+        }
+        m->table = (ga_array *)table;
+        Py_INCREF(table);
+    }
+    if (inverse != Py_None) {
+        if (!ga_array_check(inverse) || ((ga_array *)inverse)->type != GA_INT64 ||
+            !(((ga_array *)inverse)->flags & GA_C_CONTIGUOUS)) {
+            PyErr_SetString(PyExc_ValueError, "inverse must be a contiguous int64 array");
+            goto fail;
+        }
+        m->inverse = (ga_array *)inverse;
+        Py_INCREF(inverse);
+    }
+
+    ga_measure_args *a = &m->a;
+    a->value_type = (ga_type)m->values->type;
+    a->label_type = m->labels ? (ga_type)m->labels->type : GA_INT32;
+    a->values = m->values->data;
+    a->labels = m->labels ? m->labels->data : NULL;
+    a->n = n;
+    if (coords && input->ndim > GA_MEASURE_MAXDIM) {
+        PyErr_Format(PyExc_NotImplementedError, "gpuarr measures coordinates of arrays with up "
+                     "to %d dimensions", GA_MEASURE_MAXDIM);
+        goto fail;
+    }
+    if (coords && input->ndim > 0) {
+        a->ndim = input->ndim;
+        for (int i = 0; i < input->ndim; ++i)
+            a->shape[i] = input->shape[i];
+    } else {
+        a->ndim = 1;
+        a->shape[0] = n;
+    }
+    a->map.mode = mode;
+    a->map.lo = lo;
+    a->map.nslots = nslots;
+    a->map.table = m->table ? (const uint64_t *)m->table->data : NULL;
+    a->inverse = m->inverse ? (const int64_t *)m->inverse->data : NULL;
+    a->nout = m->inverse ? ga_array_size(m->inverse) : nslots;
+    int64_t blocks = (n + 1023) / 1024;
+    int64_t cap = 4 * (int64_t)ga_runtime_sm_count(input->device);
+    a->grid = (int)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
+    return 0;
+fail:
+    measure_ops_clear(m);
+    return -1;
+}
+
+static ga_array *
+measure_new(int ndim, npy_intp d0, npy_intp d1, int typenum, int device)
+{
+    npy_intp dims[2] = {d0, d1};
+    return ga_array_empty(ndim, dims, PyArray_DescrFromType(typenum), 0, device);
+}
+
+/* A scratch block from the pool, or NULL with an exception set. */
+static void *
+measure_scratch(int device, size_t nbytes, cudaStream_t stream)
+{
+    int failed = 0;
+    void *p = ga_pool_malloc(device, nbytes ? nbytes : 256, stream, &failed);
+    return failed ? NULL : p;
+}
+
+/* _measure(input, labels, mode, lo, nslots, table, inverse, what) -> tuple
+ * of device arrays, one per statistic bit set in `what` in bit order:
+ * float64[nout] (COM: float64[nout, ndim]; positions: int64[nout]). */
+static PyObject *
+py_measure(PyObject *self, PyObject *args)
+{
+    measure_ops m;
+    PyObject *what_obj = NULL, *result = NULL;
+    ga_array *outs[GA_MS_NSTATS] = {NULL};
+    void *ptrs[GA_MS_NSTATS] = {NULL};
+    void *scratch = NULL;
+    size_t scratch_bytes = 0;
+    cudaStream_t stream = ga_runtime_current_stream();
+
+    if (PyTuple_GET_SIZE(args) != 8) {
+        PyErr_SetString(PyExc_TypeError, "_measure takes 8 arguments");
+        return NULL;
+    }
+    unsigned long what = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(args, 7));
+    if (PyErr_Occurred())
+        return NULL;
+    if (what == 0 || what >= (1ul << GA_MS_NSTATS)) {
+        PyErr_SetString(PyExc_ValueError, "_measure: bad statistics mask");
+        return NULL;
+    }
+    if (measure_ops_parse(args, (what >> GA_MS_COM) & 1, 1, &m, &what_obj) < 0)
+        return NULL;
+    int device = m.values->device;
+    int nstats = 0;
+    for (int k = 0; k < GA_MS_NSTATS; ++k) {
+        if (!(what & (1ul << k)))
+            continue;
+        nstats++;
+        if (k == GA_MS_COM)
+            outs[k] = measure_new(2, m.a.nout, m.a.ndim, NPY_FLOAT64, device);
+        else
+            outs[k] = measure_new(1, m.a.nout, 0, k == GA_MS_MINPOS || k == GA_MS_MAXPOS
+                                  ? NPY_INT64 : NPY_FLOAT64, device);
+        if (outs[k] == NULL)
+            goto done;
+        ptrs[k] = outs[k]->data;
+    }
+    if (m.a.nout > 0) {
+        scratch_bytes = ga_measure_scratch_bytes(&m.a);
+        if ((scratch = measure_scratch(device, scratch_bytes, stream)) == NULL)
+            goto done;
+        GA_LAUNCH_TRY(ga_launch_measure(&m.a, (unsigned int)what, scratch, ptrs, stream), stream);
+    }
+    result = PyTuple_New(nstats);
+    if (result == NULL)
+        goto done;
+    for (int k = 0, j = 0; k < GA_MS_NSTATS; ++k) {
+        if (outs[k] != NULL) {
+            PyTuple_SET_ITEM(result, j++, (PyObject *)outs[k]);
+            outs[k] = NULL;
+        }
+    }
+    goto done;
+fail:
+    Py_CLEAR(result);
+done:
+    if (scratch != NULL)
+        ga_pool_free(device, scratch, scratch_bytes, stream);
+    for (int k = 0; k < GA_MS_NSTATS; ++k)
+        Py_XDECREF(outs[k]);
+    measure_ops_clear(&m);
+    return result;
+}
+
+/* _measure_index(index, float_keys) -> (table uint64[m], inverse int64[m]):
+ * the sorted keys of an index (compared as int64, or as float64 when
+ * float_keys) and the table slot of each entry. */
+static PyObject *
+py_measure_index(PyObject *self, PyObject *args)
+{
+    ga_array *index, *conv = NULL, *table = NULL, *inverse = NULL;
+    int float_keys;
+    void *scratch = NULL;
+    size_t scratch_bytes = 0;
+    cudaStream_t stream = ga_runtime_current_stream();
+    if (!PyArg_ParseTuple(args, "O!p", &GA_ArrayType, &index, &float_keys))
+        return NULL;
+    if (ga_runtime_use_device(index->device) < 0)
+        return NULL;
+    if (index->type == GA_COMPLEX64 || index->type == GA_COMPLEX128) {
+        PyErr_SetString(PyExc_TypeError, "index: complex values are not supported");
+        return NULL;
+    }
+    npy_intp m = ga_array_size(index);
+    if ((conv = measure_contiguous(index, float_keys ? NPY_FLOAT64 : NPY_INT64)) == NULL)
+        return NULL;
+    table = measure_new(1, m, 0, NPY_UINT64, index->device);
+    inverse = measure_new(1, m, 0, NPY_INT64, index->device);
+    if (table == NULL || inverse == NULL)
+        goto fail;
+    if (m > 0) {
+        scratch_bytes = ga_measure_index_scratch_bytes(m);
+        if ((scratch = measure_scratch(index->device, scratch_bytes, stream)) == NULL)
+            goto fail;
+        GA_LAUNCH_TRY(ga_launch_measure_index(float_keys ? GA_FLOAT64 : GA_INT64, conv->data, m,
+                                              scratch, (uint64_t *)table->data,
+                                              (int64_t *)inverse->data, stream), stream);
+        ga_pool_free(index->device, scratch, scratch_bytes, stream);
+    }
+    Py_DECREF(conv);
+    return Py_BuildValue("(NN)", (PyObject *)table, (PyObject *)inverse);
+fail:
+    if (scratch != NULL)
+        ga_pool_free(index->device, scratch, scratch_bytes, stream);
+    Py_XDECREF(conv);
+    Py_XDECREF(table);
+    Py_XDECREF(inverse);
+    return NULL;
+}
+
+/* Group the elements of `m` by slot (by value within a slot when
+ * by_value): positions int64[n] and offsets int64[nslots + 1]. */
+static int
+measure_group(measure_ops *m, int by_value, ga_array **pos, ga_array **offsets)
+{
+    cudaStream_t stream = ga_runtime_current_stream();
+    int device = m->values->device;
+    size_t scratch_bytes = ga_measure_group_scratch_bytes(m->a.n);
+    void *scratch = NULL;
+    *pos = measure_new(1, m->a.n, 0, NPY_INT64, device);
+    *offsets = measure_new(1, m->a.map.nslots + 1, 0, NPY_INT64, device);
+    if (*pos == NULL || *offsets == NULL)
+        goto fail;
+    if ((scratch = measure_scratch(device, scratch_bytes, stream)) == NULL)
+        goto fail;
+    GA_LAUNCH_TRY(ga_launch_measure_group(&m->a, by_value, scratch, (int64_t *)(*pos)->data,
+                                          (int64_t *)(*offsets)->data, stream), stream);
+    ga_pool_free(device, scratch, scratch_bytes, stream);
+    return 0;
+fail:
+    if (scratch != NULL)
+        ga_pool_free(device, scratch, scratch_bytes, stream);
+    Py_CLEAR(*pos);
+    Py_CLEAR(*offsets);
+    return -1;
+}
+
+/* _measure_median(input, labels, mode, lo, nslots, table, inverse) ->
+ * float64[nout]: SciPy's median per slot (NaN where a slot is empty). */
+static PyObject *
+py_measure_median(PyObject *self, PyObject *args)
+{
+    measure_ops m;
+    PyObject *unused = NULL;
+    ga_array *pos = NULL, *offsets = NULL, *out = NULL;
+    cudaStream_t stream = ga_runtime_current_stream();
+    if (measure_ops_parse(args, 0, 1, &m, &unused) < 0)
+        return NULL;
+    if ((out = measure_new(1, m.a.nout, 0, NPY_FLOAT64, m.values->device)) == NULL)
+        goto fail;
+    if (m.a.n > 0 && m.a.nout > 0) {
+        if (measure_group(&m, 1, &pos, &offsets) < 0)
+            goto fail;
+        GA_LAUNCH_TRY(ga_launch_measure_median(&m.a, (const int64_t *)pos->data,
+                                               (const int64_t *)offsets->data,
+                                               (double *)out->data, stream), stream);
+    }
+    Py_XDECREF(pos);
+    Py_XDECREF(offsets);
+    measure_ops_clear(&m);
+    return (PyObject *)out;
+fail:
+    Py_XDECREF(pos);
+    Py_XDECREF(offsets);
+    Py_XDECREF(out);
+    measure_ops_clear(&m);
+    return NULL;
+}
+
+/* _measure_group(input, labels, mode, lo, nslots, table, inverse) ->
+ * (values, positions, offsets): the values (input's dtype) and linear
+ * positions of all elements ordered by slot, raster order within a slot,
+ * and where each slot's run starts (int64[nslots + 1]). */
+static PyObject *
+py_measure_group(PyObject *self, PyObject *args)
+{
+    measure_ops m;
+    PyObject *unused = NULL;
+    ga_array *pos = NULL, *offsets = NULL, *values = NULL;
+    cudaStream_t stream = ga_runtime_current_stream();
+    if (measure_ops_parse(args, 0, 0, &m, &unused) < 0)
+        return NULL;
+    /* Slots only: the values are gathered in their own dtype. */
+    m.a.value_type = GA_FLOAT64;
+    Py_INCREF(m.values->descr);
+    values = ga_array_empty(1, (npy_intp[]){m.a.n}, m.values->descr, 0, m.values->device);
+    if (values == NULL)
+        goto fail;
+    if (m.a.n > 0) {
+        if (measure_group(&m, 0, &pos, &offsets) < 0)
+            goto fail;
+        GA_LAUNCH_TRY(ga_launch_gather_rows(m.a.n, ga_array_itemsize(m.values), values->data,
+                                            m.values->data, (const int64_t *)pos->data, stream),
+                      stream);
+    } else {
+        pos = measure_new(1, 0, 0, NPY_INT64, m.values->device);
+        offsets = measure_new(1, m.a.map.nslots + 1, 0, NPY_INT64, m.values->device);
+        if (pos == NULL || offsets == NULL || ga_fill_bytes(offsets, &(ga_kscalar){{{0}}}) < 0)
+            goto fail;
+    }
+    measure_ops_clear(&m);
+    return Py_BuildValue("(NNN)", (PyObject *)values, (PyObject *)pos, (PyObject *)offsets);
+fail:
+    Py_XDECREF(pos);
+    Py_XDECREF(offsets);
+    Py_XDECREF(values);
+    measure_ops_clear(&m);
+    return NULL;
+}
+
+/* _measure_histogram(input, labels, mode, lo, nslots, table, inverse,
+ * edges) -> int64[nout, nbins]; edges: float64 device array of nbins + 1
+ * increasing edges. */
+static PyObject *
+py_measure_histogram(PyObject *self, PyObject *args)
+{
+    measure_ops m;
+    PyObject *edges_obj = NULL;
+    ga_array *edges = NULL, *out = NULL;
+    void *scratch = NULL;
+    size_t scratch_bytes = 0;
+    cudaStream_t stream = ga_runtime_current_stream();
+    if (measure_ops_parse(args, 0, 1, &m, &edges_obj) < 0)
+        return NULL;
+    if (edges_obj == NULL || !ga_array_check(edges_obj) ||
+        ga_array_size((ga_array *)edges_obj) < 2) {
+        PyErr_SetString(PyExc_ValueError, "edges must be a device array of at least 2 values");
+        goto fail;
+    }
+    if ((edges = measure_contiguous((ga_array *)edges_obj, NPY_FLOAT64)) == NULL)
+        goto fail;
+    npy_intp nbins = ga_array_size(edges) - 1;
+    if (nbins > 4096) {
+        PyErr_SetString(PyExc_ValueError, "histogram: at most 4096 bins");
+        goto fail;
+    }
+    if ((out = measure_new(2, m.a.nout, nbins, NPY_INT64, m.values->device)) == NULL)
+        goto fail;
+    if (m.a.nout > 0) {
+        scratch_bytes = ga_measure_histogram_scratch_bytes(&m.a, (int)nbins);
+        if ((scratch = measure_scratch(m.values->device, scratch_bytes, stream)) == NULL)
+            goto fail;
+        GA_LAUNCH_TRY(ga_launch_measure_histogram(&m.a, (const double *)edges->data, (int)nbins,
+                                                  scratch, (int64_t *)out->data, stream), stream);
+        ga_pool_free(m.values->device, scratch, scratch_bytes, stream);
+    }
+    Py_DECREF(edges);
+    measure_ops_clear(&m);
+    return (PyObject *)out;
+fail:
+    if (scratch != NULL)
+        ga_pool_free(m.values->device, scratch, scratch_bytes, stream);
+    Py_XDECREF(edges);
+    Py_XDECREF(out);
+    measure_ops_clear(&m);
+    return NULL;
+}
+
+/* _value_indices(arr) -> (coords, starts, values): coords an int64 device
+ * array (ndim, n) of the coordinates of every element, sorted by value
+ * (raster order among equal values); starts (numpy int64) where the run
+ * of each distinct value begins and keys (numpy uint64) that value with its
+ * sign bit flipped, both in no particular order.  Synchronises (the number
+ * of distinct values). */
+static PyObject *
+py_value_indices(PyObject *self, PyObject *args)
+{
+    ga_array *arr, *conv = NULL, *pos = NULL, *coords = NULL;
+    PyArrayObject *starts = NULL, *values = NULL;
+    void *scratch = NULL;
+    size_t scratch_bytes = 0;
+    unsigned long long nseg = 0;
+    cudaStream_t stream = ga_runtime_current_stream();
+    if (!PyArg_ParseTuple(args, "O!", &GA_ArrayType, &arr))
+        return NULL;
+    if (ga_runtime_use_device(arr->device) < 0)
+        return NULL;
+    if (!(arr->type == GA_BOOL || (arr->type >= GA_INT8 && arr->type <= GA_UINT64))) {
+        PyErr_SetString(PyExc_ValueError, "Parameter 'arr' must be an integer array");
+        return NULL;
+    }
+    int typenum = arr->type == GA_INT32 ? NPY_INT32 : NPY_INT64;
+    npy_intp n = ga_array_size(arr);
+    int ndim = arr->ndim > 0 ? arr->ndim : 1;
+    npy_intp shape1[1] = {n};
+    const npy_intp *shape = arr->ndim > 0 ? arr->shape : shape1;
+    if ((conv = measure_contiguous(arr, typenum)) == NULL)
+        return NULL;
+    pos = measure_new(1, n, 0, NPY_INT64, arr->device);
+    coords = measure_new(2, ndim, n, NPY_INT64, arr->device);
+    if (pos == NULL || coords == NULL)
+        goto fail;
+    size_t work = ga_value_indices_scratch_bytes(n);
+    size_t table = ((size_t)n * 8 + 255) & ~(size_t)255;
+    scratch_bytes = work + 2 * table + 256;
+    if ((scratch = measure_scratch(arr->device, scratch_bytes, stream)) == NULL)
+        goto fail;
+    char *c = scratch;
+    int64_t *d_starts = (int64_t *)(c + work);
+    uint64_t *d_keys = (uint64_t *)(c + work + table);
+    unsigned long long *d_nseg = (unsigned long long *)(c + work + 2 * table);
+    int64_t dims[NPY_MAXDIMS];
+    for (int i = 0; i < ndim; ++i)
+        dims[i] = shape[i];
+    if (n > 0) {
+        GA_LAUNCH_TRY(ga_launch_value_sort((ga_type)conv->type, conv->data, n, scratch,
+                                           (int64_t *)pos->data, d_starts, d_keys, d_nseg, stream),
+                      stream);
+        GA_LAUNCH_TRY(ga_launch_unravel((const int64_t *)pos->data, n, ndim, dims,
+                                        (int64_t *)coords->data, stream), stream);
+        if (ga_read_small(&nseg, d_nseg, sizeof(nseg), stream, "value_indices") < 0)
+            goto fail;
+    }
+    npy_intp ns = (npy_intp)nseg;
+    starts = (PyArrayObject *)PyArray_SimpleNew(1, &ns, NPY_INT64);
+    values = (PyArrayObject *)PyArray_SimpleNew(1, &ns, NPY_UINT64);
+    if (starts == NULL || values == NULL)
+        goto fail;
+    if (ns > 0) {
+        if (ga_read_small(PyArray_DATA(starts), d_starts, ns * 8, stream, "value_indices") < 0 ||
+            ga_read_small(PyArray_DATA(values), d_keys, ns * 8, stream, "value_indices") < 0)
+            goto fail;
+    }
+    ga_pool_free(arr->device, scratch, scratch_bytes, stream);
+    Py_DECREF(conv);
+    Py_DECREF(pos);
+    return Py_BuildValue("(NNN)", (PyObject *)coords, (PyObject *)starts, (PyObject *)values);
+fail:
+    if (scratch != NULL)
+        ga_pool_free(arr->device, scratch, scratch_bytes, stream);
+    Py_XDECREF(conv);
+    Py_XDECREF(pos);
+    Py_XDECREF(coords);
+    Py_XDECREF(starts);
+    Py_XDECREF(values);
+    return NULL;
+}
+
+/* _find_objects(labels, max_label) -> numpy int64 array (max_label, ndim,
+ * 2) of [start, stop) per label and dimension, -1 where a label is absent.
+ * max_label < 1: the largest label (one synchronisation more). */
+static PyObject *
+py_find_objects(PyObject *self, PyObject *args)
+{
+    ga_array *labels, *conv = NULL;
+    long long max_label;
+    unsigned long long *host = NULL;
+    PyArrayObject *out = NULL;
+    void *scratch = NULL;
+    size_t scratch_bytes = 0;
+    cudaStream_t stream = ga_runtime_current_stream();
+    if (!PyArg_ParseTuple(args, "O!L", &GA_ArrayType, &labels, &max_label))
+        return NULL;
+    if (ga_runtime_use_device(labels->device) < 0)
+        return NULL;
+    if (!(labels->type == GA_BOOL || (labels->type >= GA_INT8 && labels->type <= GA_UINT64))) {
+        PyErr_SetString(PyExc_TypeError, "find_objects: input must be an array of integer "
+                        "labels");
+        return NULL;
+    }
+    if (labels->ndim < 1 || labels->ndim > GA_MEASURE_MAXDIM) {
+        PyErr_Format(PyExc_ValueError, "find_objects: input must have 1 to %d dimensions",
+                     GA_MEASURE_MAXDIM);
+        return NULL;
+    }
+    npy_intp n = ga_array_size(labels);
+    int ndim = labels->ndim;
+    int64_t dims[GA_MEASURE_MAXDIM];
+    for (int i = 0; i < ndim; ++i)
+        dims[i] = labels->shape[i];
+    if ((conv = measure_contiguous(labels, labels->type == GA_INT32 ? NPY_INT32 : NPY_INT64))
+        == NULL)
+        return NULL;
+    int64_t blocks = (n + 1023) / 1024, cap = 4 * (int64_t)ga_runtime_sm_count(labels->device);
+    int grid = (int)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
+    if (max_label < 1 && n > 0) {
+        scratch_bytes = 256;
+        if ((scratch = measure_scratch(labels->device, scratch_bytes, stream)) == NULL)
+            goto fail;
+        int64_t mx = 0;
+        GA_LAUNCH_TRY(ga_launch_label_max((ga_type)conv->type, conv->data, n, grid,
+                                          (int64_t *)scratch, stream), stream);
+        if (ga_read_small(&mx, scratch, sizeof(mx), stream, "find_objects") < 0)
+            goto fail;
+        ga_pool_free(labels->device, scratch, scratch_bytes, stream);
+        scratch = NULL;
+        max_label = mx;
+    }
+    if (max_label < 1 || n == 0)
+        max_label = 0;
+    npy_intp odims[3] = {(npy_intp)max_label, ndim, 2};
+    out = (PyArrayObject *)PyArray_SimpleNew(3, odims, NPY_INT64);
+    if (out == NULL)
+        goto fail;
+    if (max_label > 0) {
+        size_t cells = (size_t)max_label * ndim * 2;
+        scratch_bytes = cells * sizeof(unsigned long long);
+        if ((scratch = measure_scratch(labels->device, scratch_bytes, stream)) == NULL)
+            goto fail;
+        GA_LAUNCH_TRY(ga_launch_find_objects((ga_type)conv->type, conv->data, n, ndim, dims,
+                                             max_label, grid, scratch, stream), stream);
+        host = PyMem_Malloc(scratch_bytes);
+        if (host == NULL) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        if (ga_read_small(host, scratch, scratch_bytes, stream, "find_objects") < 0)
+            goto fail;
+        int64_t *o = PyArray_DATA(out);
+        for (size_t k = 0; k < cells; k += 2) {
+            int absent = host[k] == ~0ull;
+            o[k] = absent ? -1 : (int64_t)host[k];
+            o[k + 1] = absent ? -1 : (int64_t)~host[k + 1] + 1;
+        }
+        PyMem_Free(host);
+        host = NULL;
+        ga_pool_free(labels->device, scratch, scratch_bytes, stream);
+    }
+    Py_DECREF(conv);
+    return (PyObject *)out;
+fail:
+    if (scratch != NULL)
+        ga_pool_free(labels->device, scratch, scratch_bytes, stream);
+    PyMem_Free(host);
+    Py_XDECREF(conv);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+static PyMethodDef measure_functions[] = {
+    {"_measure", py_measure, METH_VARARGS,
+     "_measure(input, labels, mode, lo, nslots, table, inverse, what) -> tuple of statistics"},
+    {"_measure_index", py_measure_index, METH_VARARGS,
+     "_measure_index(index, float_keys) -> (table, inverse)"},
+    {"_measure_median", py_measure_median, METH_VARARGS,
+     "_measure_median(input, labels, mode, lo, nslots, table, inverse) -> medians"},
+    {"_measure_group", py_measure_group, METH_VARARGS,
+     "_measure_group(input, labels, mode, lo, nslots, table, inverse) -> "
+     "(values, positions, offsets)"},
+    {"_measure_histogram", py_measure_histogram, METH_VARARGS,
+     "_measure_histogram(input, labels, mode, lo, nslots, table, inverse, edges) -> counts"},
+    {"_value_indices", py_value_indices, METH_VARARGS,
+     "_value_indices(arr) -> (coords, starts, keys)"},
+    {"_find_objects", py_find_objects, METH_VARARGS,
+     "_find_objects(labels, max_label) -> int64 array (max_label, ndim, 2)"},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+ga_measure_init(PyObject *m)
+{
+    return PyModule_AddFunctions(m, measure_functions);
+}

@@ -1,0 +1,881 @@
+/*
+ * reduction.c -- reductions with NumPy's semantics: sum, prod, mean, var,
+ * std, min, max, ptp, argmin, argmax, all, any and count_nonzero, as module
+ * functions (gpuarr.sum(x, axis=...)) and as ndarray methods (x.sum(...)).
+ *
+ * A call runs in four steps, all host-side planning but the last:
+ *
+ * 1. Arguments.  One table row per function gives its NumPy signature;
+ *    axis is None, an int or a tuple (numpy AxisError when out of range,
+ *    ValueError on duplicates), keepdims, dtype=, out=, ddof= as NumPy.
+ *    where= other than True and var's mean= raise NotImplementedError.
+ * 2. Dtypes.  NumPy decides: the loop dtype of sum/prod is
+ *    numpy.add/multiply.resolve_dtypes(..., reduction=True) with out='s
+ *    dtype taken into account, and the result dtype of mean/var/std is that
+ *    of NumPy's own function on a one-element array (the Python helper
+ *    "reduce_result_dtype" in gpuarr/_reductions.py).  Answers are cached
+ *    per (function, input dtype, dtype=, out dtype), so a repeated call costs
+ *    a table lookup.  The kernels accumulate wide (64-bit integers, double,
+ *    complex128) and convert once when storing, so the few cases where
+ *    NumPy's loop dtype would change the values (an integer sum in float,
+ *    a float sum in float16) cast the input first.
+ * 3. Layout.  The output (kept dims, or keepdims' shape) is allocated, or
+ *    out= validated -- shape, device, writeability -- before any work.
+ *    ga_plan_reduce splits the input dims into kept dims (collapsed together
+ *    with the output's strides) and reduced dims (collapsed alone, negative
+ *    strides flipped: the order of a sum does not matter; argmin/argmax
+ *    keep C order because they report positions).  plan_grid then chooses
+ *    the thread layout (kernels.h, ga_reduce_grid): lanes along the
+ *    reduction when the reduced dims are the densest in memory ("rows"),
+ *    lanes across outputs otherwise ("columns"), and how many blocks share
+ *    one output's reduction so that the GPU fills up.
+ * 4. Launch on the current stream: one kernel, or two when the reduction
+ *    is split (partials in a pool block freed in stream order).
+ *
+ * Results with axis=None are 0-d device arrays, not host scalars: reading
+ * them (float(), bool(), .get()) is the one synchronisation, and only when
+ * the caller asks.  Empty reductions follow NumPy: sum 0, prod 1, all True,
+ * any False, mean/var NaN with NumPy's RuntimeWarning, and min/max/ptp/
+ * argmin/argmax raise ValueError.  An out= whose dtype differs from the
+ * loop's, or that overlaps the input, receives the result through a
+ * temporary.
+ */
+#include "gpuarr.h"
+#include "ufunc_table.h"
+
+/* --------------------------------------------------------------- table --- */
+
+enum red_fn {
+    F_SUM, F_PROD, F_MEAN, F_VAR, F_STD, F_MIN, F_MAX, F_PTP, F_ARGMIN, F_ARGMAX,
+    F_ALL, F_ANY, F_COUNT_NONZERO, F_NFUNCS
+};
+
+enum red_param {
+    P_A, P_AXIS, P_DTYPE, P_OUT, P_DDOF, P_KEEPDIMS, P_INITIAL, P_WHERE, P_MEAN, P_CORRECTION,
+    P_NPARAMS, P_END = -1
+};
+
+static const char *const param_names[P_NPARAMS] = {
+    "a", "axis", "dtype", "out", "ddof", "keepdims", "initial", "where", "mean", "correction",
+};
+
+enum {
+    R_LOOP_DTYPE = 0x1,   /* sum/prod: NumPy's loop dtype, out= included */
+    R_RESULT_DTYPE = 0x2, /* mean/var/std: NumPy's result dtype */
+    R_SAME_DTYPE = 0x4,   /* min/max/ptp: the input's dtype */
+    R_ORDERED = 0x8,      /* argmin/argmax: positions in C order, one axis */
+    R_NO_IDENTITY = 0x10, /* empty reductions raise */
+    R_UFUNC_AXIS = 0x20,  /* ufunc.reduce quirk: a 0-d input takes axis 0 or -1 */
+};
+
+typedef struct {
+    const char *name;     /* the Python name */
+    const char *op;       /* what NumPy's errors name (ufunc or function) */
+    int kind, mode, flags;
+    int result_type;      /* fixed result dtype code, or -1 */
+    int npos;             /* leading parameters that may be positional */
+    signed char params[9];
+} red_func;
+
+static const red_func funcs[F_NFUNCS] = {
+    [F_SUM] = {"sum", "add", GA_RED_SUM, 0, R_LOOP_DTYPE | R_UFUNC_AXIS, -1, 7,
+               {P_A, P_AXIS, P_DTYPE, P_OUT, P_KEEPDIMS, P_INITIAL, P_WHERE, P_END}},
+    [F_PROD] = {"prod", "multiply", GA_RED_PROD, 0, R_LOOP_DTYPE | R_UFUNC_AXIS, -1, 7,
+                {P_A, P_AXIS, P_DTYPE, P_OUT, P_KEEPDIMS, P_INITIAL, P_WHERE, P_END}},
+    [F_MEAN] = {"mean", "mean", GA_RED_MOMENTS, 0, R_RESULT_DTYPE, -1, 5,
+                {P_A, P_AXIS, P_DTYPE, P_OUT, P_KEEPDIMS, P_WHERE, P_END}},
+    [F_VAR] = {"var", "var", GA_RED_MOMENTS, 1, R_RESULT_DTYPE, -1, 6,
+               {P_A, P_AXIS, P_DTYPE, P_OUT, P_DDOF, P_KEEPDIMS, P_WHERE, P_MEAN, P_CORRECTION}},
+    [F_STD] = {"std", "std", GA_RED_MOMENTS, 2, R_RESULT_DTYPE, -1, 6,
+               {P_A, P_AXIS, P_DTYPE, P_OUT, P_DDOF, P_KEEPDIMS, P_WHERE, P_MEAN, P_CORRECTION}},
+    [F_MIN] = {"min", "minimum", GA_RED_MINMAX, 0, R_SAME_DTYPE | R_NO_IDENTITY | R_UFUNC_AXIS,
+               -1, 6, {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_INITIAL, P_WHERE, P_END}},
+    [F_MAX] = {"max", "maximum", GA_RED_MINMAX, 1, R_SAME_DTYPE | R_NO_IDENTITY | R_UFUNC_AXIS,
+               -1, 6, {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_INITIAL, P_WHERE, P_END}},
+    [F_PTP] = {"ptp", "maximum", GA_RED_MINMAX, 2, R_SAME_DTYPE | R_NO_IDENTITY | R_UFUNC_AXIS,
+               -1, 4, {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_END}},
+    [F_ARGMIN] = {"argmin", "argmin", GA_RED_ARG, 0,
+                  R_ORDERED | R_NO_IDENTITY | R_UFUNC_AXIS, GA_INT64, 3,
+                  {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_END}},
+    [F_ARGMAX] = {"argmax", "argmax", GA_RED_ARG, 1,
+                  R_ORDERED | R_NO_IDENTITY | R_UFUNC_AXIS, GA_INT64, 3,
+                  {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_END}},
+    [F_ALL] = {"all", "logical_and", GA_RED_COUNT, 2, R_UFUNC_AXIS, GA_BOOL, 4,
+               {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_WHERE, P_END}},
+    [F_ANY] = {"any", "logical_or", GA_RED_COUNT, 1, R_UFUNC_AXIS, GA_BOOL, 4,
+               {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_WHERE, P_END}},
+    [F_COUNT_NONZERO] = {"count_nonzero", "count_nonzero", GA_RED_COUNT, 0, R_UFUNC_AXIS,
+                         GA_INT64, 2, {P_A, P_AXIS, P_KEEPDIMS, P_END}},
+};
+
+/* ----------------------------------------------------------- arguments --- */
+
+/* Fill vals[param] from a vectorcall; `method`: the array is self, so the
+ * table's first parameter is skipped.  0 / -1. */
+static int
+parse_args(const red_func *f, int method, PyObject *const *args, Py_ssize_t nargs,
+           PyObject *kwnames, PyObject **vals)
+{
+    int first = method ? 1 : 0;
+    int nparams = 0;
+    while (nparams < 9 && f->params[nparams] != P_END)
+        nparams++;
+    for (int i = 0; i < P_NPARAMS; ++i)
+        vals[i] = NULL;
+    if (nargs > f->npos - first) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)",
+                     f->name, f->npos - first, nargs);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nargs; ++i)
+        vals[f->params[first + i]] = args[i];
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; ++k) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        int found = -1;
+        for (int j = first; j < nparams && found < 0; ++j)
+            if (PyUnicode_CompareWithASCIIString(key, param_names[f->params[j]]) == 0)
+                found = f->params[j];
+        if (found < 0) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", f->name,
+                         key);
+            return -1;
+        }
+        if (vals[found] != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", f->name,
+                         param_names[found]);
+            return -1;
+        }
+        vals[found] = args[nargs + k];
+    }
+    if (!method && vals[P_A] == NULL) {
+        PyErr_Format(PyExc_TypeError, "%s() missing required argument 'a' (pos 1)", f->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* Mark the reduced dims of an `ndim`-d input in `reduced`; returns how many,
+ * or -1. */
+static int
+parse_axes(const red_func *f, PyObject *axis, int ndim, char *reduced)
+{
+    memset(reduced, 0, NPY_MAXDIMS);
+    if (axis == NULL || axis == Py_None) {
+        memset(reduced, 1, ndim);
+        return ndim;
+    }
+    if (PyTuple_Check(axis)) {
+        if (f->flags & R_ORDERED) {
+            PyErr_SetString(PyExc_TypeError, "'tuple' object cannot be interpreted as an integer");
+            return -1;
+        }
+        Py_ssize_t n = PyTuple_GET_SIZE(axis);
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            int ax;
+            if (ga_normalize_axis(PyTuple_GET_ITEM(axis, i), ndim, &ax) < 0)
+                return -1;
+            if (reduced[ax]) {
+                PyErr_SetString(PyExc_ValueError, "duplicate value in 'axis'");
+                return -1;
+            }
+            reduced[ax] = 1;
+        }
+        return (int)n;
+    }
+    if (ndim == 0 && (f->flags & R_UFUNC_AXIS) && PyLong_Check(axis)) {
+        /* NumPy's ufunc.reduce lets a 0-d array take axis 0 or -1. */
+        long v = PyLong_AsLong(axis);
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        if (v == 0 || v == -1)
+            return 0;
+    }
+    int ax;
+    if (ga_normalize_axis(axis, ndim, &ax) < 0)
+        return -1;
+    reduced[ax] = 1;
+    return 1;
+}
+
+/* The input as a device array (new reference): device arrays as they are,
+ * Python scalars and sequences moved to the device, NumPy arrays refused. */
+static ga_array *
+input_array(const red_func *f, PyObject *obj)
+{
+    if (ga_array_check(obj)) {
+        Py_INCREF(obj);
+        return (ga_array *)obj;
+    }
+    if (PyArray_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s: the argument is a numpy.ndarray, which lives in host "
+                     "memory; move it to the device with gpuarr.asarray() first", f->name);
+        return NULL;
+    }
+    return (ga_array *)ga_asarray(obj, NULL, -1, 'K');
+}
+
+/* -------------------------------------------------------------- dtypes --- */
+
+/* NumPy's answer for (function, input dtype, dtype=, out dtype), as code+1
+ * (0: not asked yet).  Index GA_NTYPES stands for "not given". */
+static signed char dtype_cache[F_NFUNCS][GA_NTYPES][GA_NTYPES + 1][GA_NTYPES + 1];
+
+static int
+numpy_dtype(const red_func *f, int fn, int in_code, int dtype_code, int out_code)
+{
+    signed char *slot = &dtype_cache[fn][in_code][dtype_code][out_code];
+    if (*slot > 0)
+        return *slot - 1;
+    PyObject *helper = ga_helper("reduce_result_dtype");
+    if (helper == NULL)
+        return -1;
+    PyObject *in = (PyObject *)ga_dtype_from_code(in_code);
+    PyObject *dt = dtype_code < GA_NTYPES ? (PyObject *)ga_dtype_from_code(dtype_code) : Py_NewRef(Py_None);
+    PyObject *out = out_code < GA_NTYPES ? (PyObject *)ga_dtype_from_code(out_code) : Py_NewRef(Py_None);
+    PyObject *r = NULL;
+    if (in && dt && out)
+        r = PyObject_CallFunction(helper, "sOOO", f->name, in, dt, out);
+    Py_XDECREF(in);
+    Py_XDECREF(dt);
+    Py_XDECREF(out);
+    if (r == NULL)
+        return -1;
+    int code = PyArray_DescrCheck(r) ? ga_dtype_code((PyArray_Descr *)r, f->name) : -1;
+    if (code < 0 && !PyErr_Occurred())
+        PyErr_Format(PyExc_TypeError, "%s: NumPy resolved a non-dtype %R", f->name, r);
+    Py_DECREF(r);
+    if (code < 0)
+        return -1;
+    *slot = (signed char)(code + 1);
+    return code;
+}
+
+static int is_integer_code(int t) { return t >= GA_INT8 && t <= GA_UINT64; }
+static int is_inexact_code(int t) { return t >= GA_FLOAT16 && t <= GA_COMPLEX128; }
+
+/* Whether sum/prod of an input of type t may run with the accumulator of
+ * loop type l directly: integers wrap identically in any width, and a
+ * float input whose conversion to l is exact sums the same in double. */
+static int
+sum_reads_directly(int t, int l)
+{
+    if (t == l)
+        return 1;
+    if ((t == GA_BOOL || is_integer_code(t)) && is_integer_code(l))
+        return 1;
+    if (is_inexact_code(t) && is_inexact_code(l)) {
+        PyArray_Descr *a = ga_dtype_from_code(t), *b = ga_dtype_from_code(l);
+        int ok = PyArray_CanCastTypeTo(a, b, NPY_SAFE_CASTING);
+        Py_DECREF(a);
+        Py_DECREF(b);
+        return ok;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ planning --- */
+
+static npy_intp
+abs_intp(npy_intp v)
+{
+    return v < 0 ? -v : v;
+}
+
+/* Reduced dims in C order (argmin/argmax count positions in it): size-1
+ * dims dropped, a dim merged into the one before it when that one's stride
+ * spans it exactly. */
+static int
+collapse_c_order(int n, const npy_intp *dims, const npy_intp *strides, ga_kshape *shape,
+                 ga_kstrides *st)
+{
+    int out = 0;
+    for (int i = 0; i < n; ++i) {
+        if (dims[i] == 0) {
+            shape->ndim = 1;
+            shape->shape[0] = 0;
+            st->s[0] = 0;
+            return 0;
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        if (dims[i] == 1)
+            continue;
+        if (out > 0 && st->s[out - 1] == strides[i] * dims[i]) {
+            shape->shape[out - 1] *= dims[i];
+            st->s[out - 1] = strides[i];
+            continue;
+        }
+        if (out == GA_KMAX_DIMS) {
+            PyErr_Format(PyExc_ValueError, "gpuarr kernels take at most %d dimensions after "
+                         "merging contiguous ones; this reduction needs more", GA_KMAX_DIMS);
+            return -1;
+        }
+        shape->shape[out] = dims[i];
+        st->s[out++] = strides[i];
+    }
+    if (out == 0) {
+        shape->shape[0] = 1;
+        st->s[0] = 0;
+        out = 1;
+    }
+    shape->ndim = out;
+    return 0;
+}
+
+/* Split an input of `ndim` dims into kept and reduced dims for the
+ * kernels: fills a->kept, kept_in, kept_out (out_strides gives the output's
+ * stride for each kept input dim), red, red_in, n_out, n_red, and *offset,
+ * the bytes to add to the input pointer (reduced dims with negative strides
+ * are walked forwards unless `ordered`).  0 / -1. */
+static int
+ga_plan_reduce(int ndim, const npy_intp *shape, const npy_intp *in_strides,
+               const npy_intp *out_strides, const char *reduced, int ordered,
+               ga_reduce_args *a, npy_intp *offset)
+{
+    npy_intp kd[NPY_MAXDIMS], ks[NPY_MAXDIMS], ko[NPY_MAXDIMS];
+    npy_intp rd[NPY_MAXDIMS], rs[NPY_MAXDIMS];
+    int nk = 0, nr = 0;
+    ga_kstrides kst[2];
+    *offset = 0;
+    a->n_out = 1;
+    a->n_red = 1;
+    for (int i = 0; i < ndim; ++i) {
+        if (reduced[i]) {
+            rd[nr] = shape[i];
+            rs[nr] = in_strides[i];
+            a->n_red *= shape[i];
+            nr++;
+        } else {
+            kd[nk] = shape[i];
+            ks[nk] = in_strides[i];
+            ko[nk] = out_strides[i];
+            a->n_out *= shape[i];
+            nk++;
+        }
+    }
+    const npy_intp *kops[2] = {ks, ko};
+    if (ga_plan_collapse(nk, kd, 2, kops, &a->kept, kst) < 0)
+        return -1;
+    a->kept_in = kst[0];
+    a->kept_out = kst[1];
+    if (ordered)
+        return collapse_c_order(nr, rd, rs, &a->red, &a->red_in);
+    for (int i = 0; i < nr && a->n_red > 0; ++i) {
+        if (rs[i] < 0) {
+            *offset += (rd[i] - 1) * rs[i];
+            rs[i] = -rs[i];
+        }
+    }
+    const npy_intp *rops[1] = {rs};
+    return ga_plan_collapse(nr, rd, 1, rops, &a->red, &a->red_in);
+}
+
+static int64_t
+pow2_at_least(int64_t n)
+{
+    int64_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+static int64_t
+min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Blocks per SM the kernels aim for (2048 resident threads on every
+ * target architecture, 256 a block). */
+#define RED_BLOCKS_PER_SM 8
+/* Least work a lane gets when a reduction is split among blocks: 128
+ * bytes (eight 16-byte vectors); smaller reductions use fewer blocks, down
+ * to a single launch for the whole reduction (<= 32 KiB per output). */
+#define RED_LANE_BYTES 128
+
+/* Fill the contiguity flag and the thread layout of both kernels from the
+ * layout ga_plan_reduce made; `itemsize` of the input. */
+static void
+plan_grid(ga_reduce_args *a, int itemsize, int sm_count)
+{
+    const int64_t T = GA_REDUCE_THREADS;
+    int rows;
+    if (a->n_out == 1) {
+        rows = 1;
+    } else if (a->n_red <= 1) {
+        rows = 0;
+    } else {
+        npy_intp rmin = abs_intp(a->red_in.s[a->red.ndim - 1]);
+        npy_intp kmin = abs_intp(a->kept_in.s[a->kept.ndim - 1]);
+        rows = rmin < kmin;
+    }
+    a->contiguous = a->red.ndim == 1 && a->red_in.s[0] == itemsize && a->n_red > 1;
+    int64_t vec = a->contiguous && itemsize < 16 ? 16 / itemsize : 1;
+    int64_t items = rows ? (a->n_red + vec - 1) / vec : a->n_red;  /* per output */
+    int64_t bx, by;
+    if (rows) {
+        bx = min64(T, pow2_at_least(items));
+        by = T / bx;
+    } else {
+        bx = min64(32, pow2_at_least(a->n_out));
+        by = min64(T / bx, pow2_at_least(a->n_red));
+        bx = T / by;
+    }
+    int64_t nu = rows ? by : bx, nv = rows ? bx : by;
+    int64_t tiles = (a->n_out + nu - 1) / nu;
+    int64_t want = (int64_t)sm_count * RED_BLOCKS_PER_SM;
+    int64_t splits = 1;
+    if (tiles < want) {
+        int64_t lane_items = RED_LANE_BYTES / (vec * itemsize);
+        if (lane_items < 1)
+            lane_items = 1;
+        int64_t by_work = items / (nv * lane_items);
+        splits = min64((want + tiles - 1) / tiles, by_work);
+        splits = splits < 1 ? 1 : min64(splits, 65535);
+    }
+    a->main.rows = rows;
+    a->main.bx = (int32_t)bx;
+    a->main.by = (int32_t)by;
+    a->main.tiles = tiles;
+    a->main.grid_x = (int32_t)min64(tiles, (int64_t)1 << 30);
+    a->splits = (int32_t)splits;
+
+    /* the finishing kernel reads partial[s * n_out + o] */
+    int frows = a->n_out == 1;
+    if (frows) {
+        bx = min64(T, pow2_at_least(splits));
+        by = T / bx;
+    } else {
+        bx = min64(32, pow2_at_least(a->n_out));
+        by = min64(T / bx, pow2_at_least(splits));
+        bx = T / by;
+    }
+    nu = frows ? by : bx;
+    a->finish.rows = frows;
+    a->finish.bx = (int32_t)bx;
+    a->finish.by = (int32_t)by;
+    a->finish.tiles = (a->n_out + nu - 1) / nu;
+    a->finish.grid_x = (int32_t)min64(a->finish.tiles, (int64_t)1 << 30);
+}
+
+/* ----------------------------------------------------------- execution --- */
+
+static PyObject *
+reduce_error_shape(const red_func *f, ga_array *out, int nd, const npy_intp *shape, int keepdims)
+{
+    if (out->ndim != nd) {
+        PyErr_Format(PyExc_ValueError, "output parameter for reduction operation %s has the wrong "
+                     "number of dimensions: Found %d but expected %d%s", f->op, out->ndim, nd,
+                     keepdims ? " (must match the operand's when keepdims=True)" : "");
+        return NULL;
+    }
+    PyObject *got = ga_shape_tuple(out->ndim, out->shape), *want = ga_shape_tuple(nd, shape);
+    if (got && want)
+        PyErr_Format(PyExc_ValueError, "output parameter for reduction operation %s has shape %R, "
+                     "but the result has shape %R", f->op, got, want);
+    Py_XDECREF(got);
+    Py_XDECREF(want);
+    return NULL;
+}
+
+static int
+overlaps(const ga_array *a, const ga_array *b)
+{
+    char *alo, *ahi, *blo, *bhi;
+    ga_array_extent(a, &alo, &ahi);
+    ga_array_extent(b, &blo, &bhi);
+    return alo < ahi && blo < bhi && alo < bhi && blo < ahi;
+}
+
+/* Apply `initial` (sum, prod, min, max) to the result in place. */
+static int
+apply_initial(int fn, ga_array *res, PyObject *initial, int empty)
+{
+    if (empty)
+        return ga_assign_scalar(res, initial);
+    int id = fn == F_SUM ? GA_UF_add : fn == F_PROD ? GA_UF_multiply
+             : fn == F_MIN ? GA_UF_minimum : GA_UF_maximum;
+    PyObject *in[2] = {(PyObject *)res, initial};
+    PyObject *r = ga_ufunc_apply(id, in, (PyObject *)res, NULL, NPY_UNSAFE_CASTING);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
+static PyObject *
+reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
+{
+    const red_func *f = &funcs[fn];
+    ga_array *a = NULL, *src = NULL, *res = NULL, *out = NULL;
+    PyArray_Descr *dtype = NULL;
+    void *partial = NULL;
+    size_t partial_bytes = 0;
+    char reduced[NPY_MAXDIMS];
+    npy_intp oshape[NPY_MAXDIMS], ostrides[NPY_MAXDIMS];
+    ga_reduce_args args;
+    cudaStream_t stream = ga_runtime_current_stream();
+    double ddof = 0.0;
+    int keepdims = 0;
+    PyObject *initial = vals[P_INITIAL] == Py_None ? NULL : vals[P_INITIAL];
+
+    if (vals[P_WHERE] != NULL && vals[P_WHERE] != Py_True) {
+        PyErr_Format(PyExc_NotImplementedError, "%s: where= other than True is not supported; "
+                     "select the elements with gpuarr.where() first", f->name);
+        return NULL;
+    }
+    if (vals[P_MEAN] != NULL && vals[P_MEAN] != Py_None) {
+        PyErr_Format(PyExc_NotImplementedError, "%s: mean= is not supported (the mean is "
+                     "computed in the same pass anyway)", f->name);
+        return NULL;
+    }
+    if (vals[P_KEEPDIMS] != NULL && (keepdims = PyObject_IsTrue(vals[P_KEEPDIMS])) < 0)
+        return NULL;
+    if (vals[P_DDOF] != NULL && vals[P_CORRECTION] != NULL) {
+        PyErr_SetString(PyExc_ValueError, "ddof and correction can't be provided simultaneously.");
+        return NULL;
+    }
+    PyObject *ddof_obj = vals[P_DDOF] ? vals[P_DDOF] : vals[P_CORRECTION];
+    if (ddof_obj != NULL) {
+        ddof = PyFloat_AsDouble(ddof_obj);
+        if (ddof == -1.0 && PyErr_Occurred())
+            return NULL;
+    }
+    if (vals[P_DTYPE] != NULL && vals[P_DTYPE] != Py_None &&
+        (dtype = ga_dtype_converter_or(vals[P_DTYPE], NULL, "dtype")) == NULL)
+        return NULL;
+    PyObject *out_obj = vals[P_OUT];
+    if (out_obj != NULL && PyTuple_Check(out_obj)) {
+        if (PyTuple_GET_SIZE(out_obj) != 1) {
+            PyErr_Format(PyExc_ValueError, "%s: out must be a tuple of length 1", f->name);
+            goto fail;
+        }
+        out_obj = PyTuple_GET_ITEM(out_obj, 0);
+    }
+    if (out_obj != NULL && out_obj != Py_None) {
+        if (!ga_array_check(out_obj)) {
+            PyErr_Format(PyExc_TypeError, "%s: out must be a gpuarr.ndarray, not %s", f->name,
+                         Py_TYPE(out_obj)->tp_name);
+            goto fail;
+        }
+        out = (ga_array *)out_obj;
+    }
+    if ((a = input_array(f, a_obj)) == NULL)
+        goto fail;
+
+    /* axes and the output's shape */
+    int nred = parse_axes(f, vals[P_AXIS], a->ndim, reduced);
+    if (nred < 0)
+        goto fail;
+    int ond = 0;
+    for (int i = 0; i < a->ndim; ++i)
+        if (!reduced[i] || keepdims)
+            oshape[ond++] = reduced[i] ? 1 : a->shape[i];
+
+    /* dtypes: `store` is what the kernel writes, `in` what it reads */
+    int in_code = a->type, store;
+    int dcode = dtype ? ga_dtype_code(dtype, "dtype") : GA_NTYPES;
+    if (dcode < 0)
+        goto fail;
+    if (f->flags & R_LOOP_DTYPE) {
+        store = numpy_dtype(f, fn, in_code, dcode, out ? out->type : GA_NTYPES);
+        if (store < 0)
+            goto fail;
+        if (!sum_reads_directly(in_code, store))
+            in_code = store;
+    } else if (f->flags & R_RESULT_DTYPE) {
+        store = numpy_dtype(f, fn, in_code, dcode, GA_NTYPES);
+        if (store < 0)
+            goto fail;
+        if (out)
+            store = out->type;
+    } else if (f->flags & R_SAME_DTYPE) {
+        if (fn == F_PTP && a->type == GA_BOOL) {
+            PyErr_SetString(PyExc_TypeError, "numpy boolean subtract, the `-` operator, is not "
+                            "supported, use the bitwise_xor, the `^` operator, or the logical_xor "
+                            "function instead.");
+            goto fail;
+        }
+        store = out ? out->type : a->type;
+    } else {
+        store = out ? out->type : f->result_type;
+    }
+
+    /* out= is checked before any work */
+    if (out != NULL) {
+        int same = out->ndim == ond;
+        for (int i = 0; same && i < ond; ++i)
+            same = out->shape[i] == oshape[i];
+        if (!same) {
+            reduce_error_shape(f, out, ond, oshape, keepdims);
+            goto fail;
+        }
+        if (!(out->flags & GA_WRITEABLE)) {
+            PyErr_Format(PyExc_ValueError, "%s: output array is read-only", f->name);
+            goto fail;
+        }
+        if (out->device != a->device) {
+            PyErr_Format(PyExc_ValueError, "%s: out is on device %d and the input on device %d",
+                         f->name, out->device, a->device);
+            goto fail;
+        }
+    }
+
+    /* empty reductions */
+    npy_intp n_red = 1;
+    for (int i = 0; i < a->ndim; ++i)
+        if (reduced[i])
+            n_red *= a->shape[i];
+    int fill_initial = 0;
+    if (n_red == 0 && (f->flags & R_NO_IDENTITY)) {
+        if (initial != NULL && (fn == F_MIN || fn == F_MAX)) {
+            fill_initial = 1;
+        } else if (f->kind == GA_RED_ARG) {
+            PyErr_Format(PyExc_ValueError, "attempt to get %s of an empty sequence", f->name);
+            goto fail;
+        } else {
+            PyErr_Format(PyExc_ValueError, "zero-size array to reduction operation %s which has "
+                         "no identity", f->op);
+            goto fail;
+        }
+    }
+    if (fn == F_MEAN && n_red == 0 &&
+        PyErr_WarnEx(PyExc_RuntimeWarning, "Mean of empty slice", 1) < 0)
+        goto fail;
+    if ((fn == F_VAR || fn == F_STD) && (double)n_red - ddof <= 0 &&
+        PyErr_WarnEx(PyExc_RuntimeWarning, "Degrees of freedom <= 0 for slice", 1) < 0)
+        goto fail;
+
+    /* the array the kernel writes */
+    if (out != NULL && out->type == store && !overlaps(out, a)) {
+        res = out;
+        Py_INCREF(res);
+    } else {
+        res = ga_array_empty(ond, oshape, ga_dtype_from_code(store), 0, a->device);
+        if (res == NULL)
+            goto fail;
+    }
+    npy_intp n_out = ga_array_size(res);
+    if (n_out > 0 && fill_initial) {
+        if (ga_assign_scalar(res, initial) < 0)
+            goto fail;
+        initial = NULL;
+    } else if (n_out > 0) {
+        if (in_code != a->type) {
+            src = ga_array_copy_as(a, ga_dtype_from_code(in_code), 0);
+            if (src == NULL)
+                goto fail;
+        } else {
+            src = a;
+            Py_INCREF(src);
+        }
+        /* the output's stride for each input dim (reduced ones have none) */
+        for (int i = 0, k = 0; i < a->ndim; ++i) {
+            ostrides[i] = reduced[i] ? 0 : res->strides[k];
+            if (!reduced[i] || keepdims)
+                k++;
+        }
+        memset(&args, 0, sizeof(args));
+        npy_intp offset;
+        if (ga_plan_reduce(src->ndim, src->shape, src->strides, ostrides, reduced,
+                           (f->flags & R_ORDERED) != 0, &args, &offset) < 0)
+            goto fail;
+        if (ga_runtime_use_device(a->device) < 0)
+            goto fail;
+        plan_grid(&args, ga_array_itemsize(src), ga_runtime_sm_count(a->device));
+        args.kind = f->kind;
+        args.mode = f->mode;
+        args.in_type = (ga_type)src->type;
+        args.out_type = (ga_type)store;
+        args.ddof = ddof;
+        args.in = src->data + offset;
+        args.out = res->data;
+        if (args.splits > 1) {
+            int failed;
+            partial_bytes = (size_t)args.splits * (size_t)args.n_out * GA_REDUCE_ACC_BYTES;
+            partial = ga_pool_malloc(a->device, partial_bytes, stream, &failed);
+            if (failed)
+                goto fail;
+            args.partial = partial;
+        }
+        GA_LAUNCH_TRY(ga_launch_reduce(&args, stream), stream);
+    }
+    if (initial != NULL && apply_initial(fn, res, initial, 0) < 0)
+        goto fail;
+    if (out != NULL && res != out) {
+        if (ga_assign_array(out, res) < 0)
+            goto fail;
+        Py_SETREF(res, out);
+        Py_INCREF(out);
+    }
+    if (partial != NULL)
+        ga_pool_free(a->device, partial, partial_bytes, stream);
+    Py_XDECREF(src);
+    Py_DECREF(a);
+    Py_XDECREF(dtype);
+    return (PyObject *)res;
+fail:
+    if (partial != NULL)
+        ga_pool_free(a->device, partial, partial_bytes, stream);
+    Py_XDECREF(res);
+    Py_XDECREF(src);
+    Py_XDECREF(a);
+    Py_XDECREF(dtype);
+    return NULL;
+}
+
+/* ------------------------------------------------------------- Python --- */
+
+static PyObject *
+reduce_call(int fn, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *vals[P_NPARAMS];
+    if (parse_args(&funcs[fn], self != NULL, args, nargs, kwnames, vals) < 0)
+        return NULL;
+    return reduce_impl(fn, self != NULL ? self : vals[P_A], vals);
+}
+
+#define GA_REDUCTION_ENTRY(name, fn)                                                      \
+    static PyObject *py_##name(PyObject *m, PyObject *const *args, Py_ssize_t nargs,      \
+                               PyObject *kwnames)                                         \
+    {                                                                                     \
+        return reduce_call(fn, NULL, args, nargs, kwnames);                               \
+    }                                                                                     \
+    PyObject *ga_array_##name(PyObject *self, PyObject *const *args, Py_ssize_t nargs,    \
+                              PyObject *kwnames)                                          \
+    {                                                                                     \
+        return reduce_call(fn, self, args, nargs, kwnames);                               \
+    }
+
+GA_REDUCTION_ENTRY(sum, F_SUM)
+GA_REDUCTION_ENTRY(prod, F_PROD)
+GA_REDUCTION_ENTRY(mean, F_MEAN)
+GA_REDUCTION_ENTRY(var, F_VAR)
+GA_REDUCTION_ENTRY(std, F_STD)
+GA_REDUCTION_ENTRY(min, F_MIN)
+GA_REDUCTION_ENTRY(max, F_MAX)
+GA_REDUCTION_ENTRY(ptp, F_PTP)
+GA_REDUCTION_ENTRY(argmin, F_ARGMIN)
+GA_REDUCTION_ENTRY(argmax, F_ARGMAX)
+GA_REDUCTION_ENTRY(all, F_ALL)
+GA_REDUCTION_ENTRY(any, F_ANY)
+
+static PyObject *
+py_count_nonzero(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    return reduce_call(F_COUNT_NONZERO, NULL, args, nargs, kwnames);
+}
+
+/* _plan_reduce(shape, strides, axes, itemsize=8, ordered=False, sm_count=132)
+ * -> dict: the layout and launch plan of a reduction of an input with these
+ * byte strides into a C-contiguous output of `itemsize`-byte elements
+ * (axes: None, an int or a tuple; keepdims does not change the plan). */
+static PyObject *
+py_plan_reduce(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"shape", "strides", "axes", "itemsize", "ordered", "sm_count", NULL};
+    PyObject *shape_obj, *strides_obj, *axes = Py_None;
+    int itemsize = 8, ordered = 0, sm_count = 132;
+    npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS], ostrides[NPY_MAXDIMS];
+    char reduced[NPY_MAXDIMS];
+    ga_reduce_args a;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|Oipi", kwlist, &shape_obj, &strides_obj,
+                                     &axes, &itemsize, &ordered, &sm_count))
+        return NULL;
+    int nd = ga_parse_shape(shape_obj, shape, "shape");
+    if (nd < 0)
+        return NULL;
+    int ns = ga_parse_shape(strides_obj, strides, "strides");
+    if (ns < 0)
+        return NULL;
+    if (ns != nd || itemsize <= 0 || sm_count <= 0) {
+        PyErr_SetString(PyExc_ValueError, "_plan_reduce: strides and shape differ in length, "
+                        "or a bad itemsize / sm_count");
+        return NULL;
+    }
+    if (parse_axes(&funcs[ordered ? F_ARGMIN : F_SUM], axes, nd, reduced) < 0)
+        return NULL;
+    npy_intp s = itemsize;
+    for (int i = nd - 1; i >= 0; --i) {
+        ostrides[i] = reduced[i] ? 0 : s;
+        if (!reduced[i])
+            s *= shape[i] ? shape[i] : 1;
+    }
+    memset(&a, 0, sizeof(a));
+    npy_intp offset;
+    if (ga_plan_reduce(nd, shape, strides, ostrides, reduced, ordered, &a, &offset) < 0)
+        return NULL;
+    plan_grid(&a, itemsize, sm_count);
+    npy_intp t[3][GA_KMAX_DIMS];
+    for (int i = 0; i < a.kept.ndim; ++i) {
+        t[0][i] = a.kept.shape[i];
+        t[1][i] = a.kept_in.s[i];
+        t[2][i] = a.kept_out.s[i];
+    }
+    npy_intp r[2][GA_KMAX_DIMS];
+    for (int i = 0; i < a.red.ndim; ++i) {
+        r[0][i] = a.red.shape[i];
+        r[1][i] = a.red_in.s[i];
+    }
+    return Py_BuildValue(
+        "{s:N,s:N,s:N,s:N,s:N,s:n,s:L,s:L,s:O,s:O,s:(ii),s:L,s:i,s:i,s:O,s:(ii),s:L}",
+        "kept_shape", ga_shape_tuple(a.kept.ndim, t[0]),
+        "kept_strides", ga_shape_tuple(a.kept.ndim, t[1]),
+        "out_strides", ga_shape_tuple(a.kept.ndim, t[2]),
+        "red_shape", ga_shape_tuple(a.red.ndim, r[0]),
+        "red_strides", ga_shape_tuple(a.red.ndim, r[1]),
+        "offset", offset,
+        "n_out", (long long)a.n_out,
+        "n_red", (long long)a.n_red,
+        "contiguous", a.contiguous ? Py_True : Py_False,
+        "rows", a.main.rows ? Py_True : Py_False,
+        "block", a.main.bx, a.main.by,
+        "tiles", (long long)a.main.tiles,
+        "grid_x", a.main.grid_x,
+        "splits", a.splits,
+        "finish_rows", a.finish.rows ? Py_True : Py_False,
+        "finish_block", a.finish.bx, a.finish.by,
+        "finish_tiles", (long long)a.finish.tiles);
+}
+
+#define GA_FASTCALL_KW METH_FASTCALL | METH_KEYWORDS
+#define GA_FN(name, doc) \
+    {#name, (PyCFunction)(void (*)(void))py_##name, GA_FASTCALL_KW, doc}
+
+static PyMethodDef reduction_functions[] = {
+    GA_FN(sum, "sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=<no value>, "
+               "where=True)\n\nSum of elements over the given axes (a 0-d device array for "
+               "axis=None: reading it is the synchronisation)."),
+    GA_FN(prod, "prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=<no value>, "
+                "where=True)\n\nProduct of elements over the given axes."),
+    GA_FN(mean, "mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True)\n\n"
+                "Arithmetic mean (float64 for integer inputs), one pass over the data."),
+    GA_FN(var, "var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, "
+               "mean=None, correction=None)\n\nVariance, one pass over the data (Chan's merge "
+               "of per-thread moments in double)."),
+    GA_FN(std, "std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, "
+               "mean=None, correction=None)\n\nStandard deviation, one pass over the data."),
+    GA_FN(min, "min(a, axis=None, out=None, keepdims=False, initial=<no value>, where=True)\n\n"
+               "Minimum (NaN propagates)."),
+    GA_FN(max, "max(a, axis=None, out=None, keepdims=False, initial=<no value>, where=True)\n\n"
+               "Maximum (NaN propagates)."),
+    GA_FN(ptp, "ptp(a, axis=None, out=None, keepdims=False)\n\nmax - min in one pass."),
+    GA_FN(argmin, "argmin(a, axis=None, out=None, *, keepdims=False)\n\nIndex of the first "
+                  "minimum (of the first NaN if any); flat C-order index for axis=None."),
+    GA_FN(argmax, "argmax(a, axis=None, out=None, *, keepdims=False)\n\nIndex of the first "
+                  "maximum (of the first NaN if any); flat C-order index for axis=None."),
+    GA_FN(all, "all(a, axis=None, out=None, keepdims=False, *, where=True)\n\nWhether every "
+               "element is true (a bool device array)."),
+    GA_FN(any, "any(a, axis=None, out=None, keepdims=False, *, where=True)\n\nWhether any "
+               "element is true (a bool device array)."),
+    GA_FN(count_nonzero, "count_nonzero(a, axis=None, *, keepdims=False)\n\nNumber of non-zero "
+                         "elements (an int64 device array, 0-d for axis=None)."),
+    {"_plan_reduce", (PyCFunction)(void (*)(void))py_plan_reduce, METH_VARARGS | METH_KEYWORDS,
+     "Layout and launch plan of a reduction (for tests)."},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+ga_reduction_init(PyObject *m)
+{
+    return PyModule_AddFunctions(m, reduction_functions);
+}
