@@ -149,6 +149,8 @@ class Case:
     ref_key: str = ""                 # cases that share one NumPy result
     prep: str = ""                    # fresh: untimed statements after context creation
     steps: tuple = ()                 # fresh: (label, statement) pairs, each timed
+    calls: int = 0                    # host: calls per sample (0: the config's)
+    repeats: int = 1                  # host: units of work per call (the figure is per unit)
 
     @property
     def moved(self):
@@ -377,16 +379,19 @@ def time_gpu(fn, xp, measure, cfg):
     return Timing(samples)
 
 
-def time_host(fn, xp, cfg):
+def time_host(fn, xp, cfg, calls=0, repeats=1):
+    """Host time per unit of work: `calls` calls of fn (each doing `repeats`
+    units) between synchronisations, per sample."""
+    calls = calls or cfg.host_calls
     fn()
     xp.sync()
     samples = []
     for _ in range(cfg.host_reps):
         t0 = time.perf_counter()
-        for _ in range(cfg.host_calls):
+        for _ in range(calls):
             fn()
         xp.sync()
-        samples.append((time.perf_counter() - t0) / cfg.host_calls)
+        samples.append((time.perf_counter() - t0) / (calls * repeats))
     return Timing(samples)
 
 
@@ -425,7 +430,8 @@ out = {"import": t2 - t0, "numpy part": t1 - t0, "own part": t2 - t1}
 if spec["steps"]:
     sync = (xp.cuda.runtime.deviceSynchronize if spec["module"] == "cupy"
             else xp.cuda.device_synchronize)
-    ns = {"xp": xp}
+    ns = {"xp": xp, "sp": importlib.import_module(
+        "cupyx.scipy" if spec["module"] == "cupy" else spec["module"] + ".scipy")}
     t0 = time.perf_counter(); xp.zeros(1); sync(); out["context"] = time.perf_counter() - t0
     exec(spec["prep"], ns); sync()
     for label, stmt in spec["steps"]:
@@ -689,6 +695,16 @@ def deltas_and_gauss():
     return deltas, gauss
 
 
+def check_clipped(got):
+    """sigma_clip's survivors against the lesson's clipper run by NumPy."""
+    want = kappa_sigma_clipper(np, sky().ravel())
+    if got.size != want.size:
+        return f"{got.size} survivors, NumPy's clipper {want.size}"
+    if not np.isclose(got.std(), want.std(), rtol=1e-5):
+        return f"std {got.std()}, NumPy {want.std()}"
+    return None
+
+
 def kappa_sigma_clipper(xp, data_flat):
     """The lesson's clipper, verbatim but for the array module."""
     while True:
@@ -745,6 +761,24 @@ fresh_case("first_op", issue=2, size="-", goal="<= 5 ms",
            desc="fresh process: context (first zeros(1)), then first ones, first arange",
            steps=(("ones((1000,))", "xp.ones((1000,))"),
                   ("arange(f32)", "xp.arange(10, dtype=xp.float32)")))
+
+
+def _noop():
+    pass
+
+
+@case("benchmark_overhead", issue=6, kind="host", calls=20, repeats=1000,
+      desc="benchmark(noop, n_repeat=1000): host time per repeat", size="-", goal="<= 3 us",
+      floor_note="2 event records + 1 sync", reference=False,
+      check=lambda got, ref: (None if np.shape(np.asarray(got).item().cpu_times) == (1000,)
+                              else "benchmark() did not return 1000 CPU times"))
+def benchmark_overhead(xp):
+    if xp.name == "cupy":
+        import cupyx.profiler
+        bench = cupyx.profiler.benchmark
+    else:
+        bench = xp.profiler.benchmark
+    return lambda: bench(_noop, n_repeat=1000, n_warmup=0)
 
 
 # ------------------------------------------------ issue 3: elementwise ops ---
@@ -849,6 +883,13 @@ fresh_case("first_median", issue=4, desc="fresh process: first median after cont
 
 # -------------------------------------------------- issue 7: convolution ---
 
+fresh_case("first_convolve2d", issue=7, desc="fresh process: first signal.convolve2d",
+           size="2048^2 f64 * 15x15", goal="<= 10 ms", cupy_ref="2.1 s",
+           requires=("scipy.signal.convolve2d",),
+           prep=("import importlib; signal = importlib.import_module(sp.__name__ + '.signal'); "
+                 "d = xp.zeros((2048, 2048)); d[8::16, 8::16] = 1; g = xp.ones((15, 15)) / 225"),
+           steps=(("convolve2d", "signal.convolve2d(d, g)"),))
+
 CONV2D_FULL = 2062 * 2062  # 2048 + 15 - 1 squared
 
 
@@ -884,6 +925,14 @@ def convolve(xp, signal, taps):
       setup=lambda: (host_random(100 * 1024 * 1024).reshape(100, 1024, 1024),))
 def gaussian_filter(xp, x):
     return lambda: xp.ndimage.gaussian_filter(x, sigma=2)
+
+
+@case("sigma_clip_2048", issue=8, desc="stats.sigma_clip, the lesson's mode (strict, to convergence)",
+      size="2048^2 f32", goal="<= 0.3 ms", bytes=4 * N4M * 6, requires=("stats.sigma_clip",),
+      reference=False, setup=lambda: (sky(),), check=lambda got, ref: check_clipped(got))
+def sigma_clip(xp, data):
+    return lambda: xp.stats.sigma_clip(data, sigma=3, maxiters=None, masked=False,
+                                       inclusive=False)
 
 
 # ------------------------------------------- issue 8: labels and measures ---
@@ -961,7 +1010,7 @@ def failed(exc, lib, case):
 
 def time_call(case, fn, xp, env):
     if case.kind == "host":
-        return time_host(fn, xp, env.cfg)
+        return time_host(fn, xp, env.cfg, case.calls, case.repeats)
     if case.kind == "transfer":
         return time_transfer(fn, xp, env.cfg)
     return time_gpu(fn, xp, env.measure, env.cfg)
