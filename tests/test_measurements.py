@@ -1,0 +1,365 @@
+"""gpuarr.scipy.ndimage's measurements against scipy.ndimage: values,
+return formats (device arrays shaped like index, 0-d device arrays for a
+scalar or no index, host tuples / lists of tuples for positions and
+centres of mass, slices for find_objects) for every form of index (None,
+int, absent int, list, range, unsorted with repeats, NumPy array, device
+array, 2-d), label dtypes (int32, int64, uint8, float64, bool), value
+dtypes, labels=None, broadcasting labels, and the lesson's CPU vs GPU
+comparison of positions and fluxes on the synthetic sky."""
+import numpy as np
+import pytest
+import scipy.ndimage as snd
+
+import gpuarr as gp
+from gpuarr.scipy import ndimage as gnd
+
+gpu = pytest.mark.gpu
+
+STATS = ["sum_labels", "sum", "mean", "variance", "standard_deviation", "minimum", "maximum",
+         "median"]
+
+
+def host(x):
+    return x.get() if isinstance(x, gp.ndarray) else x
+
+
+def random_case(rng, shape=(57, 83), nlab=12, value_dtype=np.float64, label_dtype=np.int32):
+    """Values and labels 0..nlab (0 frequent, every label present)."""
+    values = (rng.standard_normal(shape) * 10).astype(value_dtype) \
+        if np.dtype(value_dtype).kind == "f" else \
+        rng.integers(-50, 50, shape).astype(value_dtype)
+    labels = rng.integers(0, nlab + 1, shape)
+    labels[rng.random(shape) < 0.3] = 0
+    labels.flat[:nlab + 1] = np.arange(nlab + 1)
+    return values, labels.astype(label_dtype)
+
+
+INDEXES = {
+    "none": lambda n: None,
+    "int": lambda n: 3,
+    "numpy_int": lambda n: np.int64(5),
+    "list": lambda n: [1, 2, 3],
+    "range": lambda n: range(1, n + 1),
+    "unsorted_repeats": lambda n: [4, 2, 2, n, 1, 4],
+    "numpy_array": lambda n: np.arange(1, n + 1),
+    "two_d": lambda n: np.array([[1, 2], [3, 4]]),
+    "with_zero": lambda n: [0, 1, 2],
+}
+
+
+def check_stat(name, values, labels, index, dev_index=False):
+    want = getattr(snd, name)(values, labels, index)
+    idx = gp.asarray(np.asarray(index)) if dev_index else index
+    got = getattr(gnd, name)(gp.asarray(values), None if labels is None else gp.asarray(labels),
+                             idx)
+    assert isinstance(got, gp.ndarray), type(got)
+    want = np.asarray(want)
+    g = got.get()
+    assert g.shape == want.shape, (name, g.shape, want.shape)
+    np.testing.assert_allclose(g, want, rtol=1e-9, atol=1e-9, err_msg=name)
+    if want.ndim == 0 and np.isscalar(index) or index is None:
+        assert got.ndim == 0
+    return got
+
+
+# ------------------------------------------------ no GPU needed (CI) ---
+
+def test_host_arrays_refused():
+    with pytest.raises(TypeError, match="gpuarr.asarray"):
+        gnd.sum_labels(np.ones(4))
+    with pytest.raises(TypeError, match="gpuarr.asarray"):
+        gnd.center_of_mass(np.ones((4, 4)))
+    with pytest.raises(TypeError, match="gpuarr.asarray"):
+        gnd.find_objects(np.ones(4, int))
+
+
+def test_exports():
+    for name in STATS + ["minimum_position", "maximum_position", "extrema", "center_of_mass",
+                         "find_objects", "labeled_comprehension", "histogram", "value_indices",
+                         "label"]:
+        assert callable(getattr(gnd, name)), name
+
+
+# ------------------------------------------------------------ GPU ---
+
+@gpu
+@pytest.mark.parametrize("name", STATS)
+@pytest.mark.parametrize("index", list(INDEXES))
+def test_statistics(rng, name, index):
+    values, labels = random_case(rng)
+    check_stat(name, values, labels, INDEXES[index](12))
+
+
+@gpu
+@pytest.mark.parametrize("name", STATS)
+def test_statistics_device_index(rng, name):
+    values, labels = random_case(rng)
+    check_stat(name, values, labels, np.arange(1, 13), dev_index=True)
+    check_stat(name, values, labels, [7, 3, 3, 11], dev_index=True)
+
+
+@gpu
+@pytest.mark.parametrize("name", STATS)
+def test_statistics_without_labels(rng, name):
+    values, _ = random_case(rng)
+    want = getattr(snd, name)(values)
+    got = getattr(gnd, name)(gp.asarray(values))
+    assert got.ndim == 0
+    np.testing.assert_allclose(got.get(), want, rtol=1e-9)
+
+
+@gpu
+@pytest.mark.parametrize("label_dtype", [np.int32, np.int64, np.uint8, np.uint16, np.float64,
+                                         np.float32, np.uint64])
+@pytest.mark.parametrize("value_dtype", [np.float32, np.float64, np.int16, np.uint8, np.int64])
+def test_dtypes(rng, label_dtype, value_dtype):
+    values, labels = random_case(rng, value_dtype=value_dtype, label_dtype=label_dtype)
+    for name in ["sum_labels", "mean", "variance", "minimum", "maximum", "median"]:
+        want = getattr(snd, name)(values, labels, range(1, 13))
+        got = getattr(gnd, name)(gp.asarray(values), gp.asarray(labels), range(1, 13))
+        np.testing.assert_allclose(got.get(), want, rtol=2e-6 if value_dtype == np.float32
+                                   else 1e-9, err_msg=name)
+    # scalar index: the dtype SciPy's scalar has
+    for name in ["sum_labels", "minimum", "maximum"]:
+        want = getattr(snd, name)(values, labels, 4)
+        got = getattr(gnd, name)(gp.asarray(values), gp.asarray(labels), 4)
+        assert got.ndim == 0
+        assert got.dtype == np.asarray(want).dtype, (name, got.dtype, np.asarray(want).dtype)
+        np.testing.assert_allclose(got.get(), want, rtol=2e-6)
+
+
+@gpu
+def test_bool_labels(rng):
+    values, labels = random_case(rng)
+    b = labels > 5
+    for name in ["sum_labels", "mean", "maximum"]:
+        check_stat(name, values, b, None)
+        check_stat(name, values, b, [True])
+
+
+@gpu
+def test_float_index_on_int_labels(rng):
+    values, labels = random_case(rng)
+    # SciPy compares labels == index; 2.5 matches nothing, 3.0 matches 3.
+    for index in (3.0, [1.0, 2.0, 4.0]):
+        check_stat("sum_labels", values, labels, index)
+
+
+@gpu
+def test_broadcast_labels(rng):
+    values = rng.standard_normal((20, 30))
+    labels = rng.integers(0, 4, (1, 30))
+    for name in ["sum_labels", "mean", "maximum"]:
+        want = getattr(snd, name)(values, labels, [1, 2, 3])
+        got = getattr(gnd, name)(gp.asarray(values), gp.asarray(labels), [1, 2, 3])
+        np.testing.assert_allclose(got.get(), want, rtol=1e-9)
+    with pytest.raises(ValueError):
+        gnd.sum_labels(gp.asarray(values), gp.asarray(labels[:, :7]), [1])
+
+
+@gpu
+def test_empty_index(rng):
+    values, labels = random_case(rng)
+    got = gnd.sum_labels(gp.asarray(values), gp.asarray(labels), [])
+    assert got.shape == (0,)
+    assert gnd.center_of_mass(gp.asarray(values), gp.asarray(labels), []) == []
+
+
+# ---------------------------------------------------------- positions ---
+
+def assert_positions(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple), type(got)
+        assert all(isinstance(v, int) for v in got)
+        assert got == want
+    else:
+        assert isinstance(got, list), type(got)
+        assert [tuple(w) for w in want] == got
+
+
+@gpu
+@pytest.mark.parametrize("name", ["minimum_position", "maximum_position"])
+@pytest.mark.parametrize("index", ["none", "int", "list", "range", "unsorted_repeats"])
+def test_positions(rng, name, index):
+    values, labels = random_case(rng, value_dtype=np.int16)   # ties: the first one wins
+    idx = INDEXES[index](12)
+    want = getattr(snd, name)(values, labels, idx)
+    got = getattr(gnd, name)(gp.asarray(values), gp.asarray(labels), idx)
+    assert_positions(got, want)
+
+
+@gpu
+def test_positions_3d_and_without_labels(rng):
+    values = rng.integers(0, 5, (6, 7, 8)).astype(np.float32)
+    labels = rng.integers(0, 4, (6, 7, 8))
+    for name in ["minimum_position", "maximum_position"]:
+        assert_positions(getattr(gnd, name)(gp.asarray(values)), getattr(snd, name)(values))
+        assert_positions(getattr(gnd, name)(gp.asarray(values), gp.asarray(labels), [1, 2, 3]),
+                         getattr(snd, name)(values, labels, [1, 2, 3]))
+
+
+@gpu
+@pytest.mark.parametrize("index", ["none", "int", "list", "range"])
+def test_extrema(rng, index):
+    values, labels = random_case(rng, value_dtype=np.int16)
+    idx = INDEXES[index](12)
+    wlo, whi, wplo, wphi = snd.extrema(values, labels, idx)
+    glo, ghi, gplo, gphi = gnd.extrema(gp.asarray(values), gp.asarray(labels), idx)
+    np.testing.assert_array_equal(glo.get(), wlo)
+    np.testing.assert_array_equal(ghi.get(), whi)
+    assert_positions(gplo, wplo)
+    assert_positions(gphi, wphi)
+
+
+@gpu
+@pytest.mark.parametrize("index", ["none", "int", "list", "range", "unsorted_repeats",
+                                   "numpy_array"])
+@pytest.mark.parametrize("shape", [(500,), (57, 83), (9, 10, 11)])
+def test_center_of_mass(rng, index, shape):
+    values, labels = random_case(rng, shape=shape)
+    values = np.abs(values) + 1                     # positive masses: well defined centres
+    idx = INDEXES[index](12)
+    want = snd.center_of_mass(values, labels, idx)
+    got = gnd.center_of_mass(gp.asarray(values), gp.asarray(labels), idx)
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        assert all(isinstance(v, float) for v in got)
+        np.testing.assert_allclose(got, want, rtol=1e-9)
+    else:
+        assert isinstance(got, list) and all(isinstance(t, tuple) for t in got)
+        np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-9)
+
+
+@gpu
+def test_center_of_mass_device_index_and_no_labels(rng):
+    values, labels = random_case(rng)
+    values = np.abs(values) + 1
+    want = snd.center_of_mass(values, labels, np.arange(1, 13))
+    got = gnd.center_of_mass(gp.asarray(values), gp.asarray(labels), gp.arange(1, 13))
+    assert isinstance(got, list) and isinstance(got[0], tuple)
+    np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-9)
+    np.testing.assert_allclose(gnd.center_of_mass(gp.asarray(values)),
+                               snd.center_of_mass(values), rtol=1e-9)
+
+
+# ------------------------------------------------------- find_objects ---
+
+@gpu
+@pytest.mark.parametrize("shape", [(300,), (40, 50), (7, 8, 9)])
+def test_find_objects(rng, shape):
+    lab = rng.integers(0, 9, shape)
+    lab[lab == 4] = 0                                 # a missing label -> None
+    for dtype in (np.int32, np.int64, np.uint8):
+        l = lab.astype(dtype)
+        assert gnd.find_objects(gp.asarray(l)) == snd.find_objects(l)
+        assert gnd.find_objects(gp.asarray(l), max_label=5) == snd.find_objects(l, max_label=5)
+        assert gnd.find_objects(gp.asarray(l), max_label=12) == snd.find_objects(l, max_label=12)
+    assert gnd.find_objects(gp.zeros(shape, np.int32)) == snd.find_objects(np.zeros(shape, int))
+
+
+@gpu
+def test_find_objects_of_label_output(rng):
+    mask = rng.random((100, 120)) < 0.3
+    want = snd.find_objects(snd.label(mask)[0])
+    got = gnd.find_objects(gnd.label(gp.asarray(mask))[0])
+    assert got == want
+
+
+# ----------------------------------- histogram, comprehension, indices ---
+
+@gpu
+@pytest.mark.parametrize("index", ["none", "int", "list"])
+def test_histogram(rng, index):
+    values, labels = random_case(rng)
+    idx = INDEXES[index](12)
+    want = snd.histogram(values, -20, 20, 16, labels, idx)
+    got = gnd.histogram(gp.asarray(values), -20, 20, 16, gp.asarray(labels), idx)
+    if isinstance(idx, list):
+        np.testing.assert_array_equal(got.get(), np.stack(list(want)))
+    else:
+        np.testing.assert_array_equal(got.get(), want)
+    np.testing.assert_array_equal(gnd.histogram(gp.asarray(values), -5, 5, 7).get(),
+                                  snd.histogram(values, -5, 5, 7))
+
+
+@gpu
+def test_labeled_comprehension(rng):
+    values, labels = random_case(rng)
+    idx = [1, 2, 5, 40]                               # 40: absent -> default
+
+    def f_cpu(v):
+        return v.max() - v.min()
+
+    def f_gpu(v):
+        return (v.max() - v.min()).get()
+
+    want = snd.labeled_comprehension(values, labels, idx, f_cpu, np.float64, -1.0)
+    got = gnd.labeled_comprehension(gp.asarray(values), gp.asarray(labels), idx, f_gpu,
+                                    np.float64, -1.0)
+    np.testing.assert_allclose(host(got), want, rtol=1e-12)
+
+    def g_cpu(v, p):
+        return float((v * p).sum())
+
+    def g_gpu(v, p):
+        return float((v * p).sum().get())
+
+    want = snd.labeled_comprehension(values, labels, idx, g_cpu, np.float64, 0.0,
+                                     pass_positions=True)
+    got = gnd.labeled_comprehension(gp.asarray(values), gp.asarray(labels), idx, g_gpu,
+                                    np.float64, 0.0, pass_positions=True)
+    np.testing.assert_allclose(host(got), want, rtol=1e-9)
+    want = snd.labeled_comprehension(values, labels, 3, f_cpu, np.float64, 0.0)
+    got = gnd.labeled_comprehension(gp.asarray(values), gp.asarray(labels), 3, f_gpu,
+                                    np.float64, 0.0)
+    np.testing.assert_allclose(host(got), want)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.int8])
+def test_value_indices(rng, dtype):
+    arr = rng.integers(0, 6, (13, 17)).astype(dtype)
+    if np.dtype(dtype).kind == "i":
+        arr[0, :3] = -2
+    want = snd.value_indices(arr)
+    got = gnd.value_indices(gp.asarray(arr))
+    assert list(got) == list(want)
+    for k in want:
+        assert len(got[k]) == arr.ndim
+        for a, b in zip(got[k], want[k]):
+            np.testing.assert_array_equal(a.get(), b)
+    want = snd.value_indices(arr, ignore_value=0)
+    got = gnd.value_indices(gp.asarray(arr), ignore_value=0)
+    assert list(got) == list(want)
+    with pytest.raises(ValueError):
+        gnd.value_indices(gp.zeros(4, np.float32))
+
+
+# ------------------------------------------------------------- lesson ---
+
+@gpu
+def test_lesson_positions_and_fluxes():
+    """The lesson's final check: label on CPU and GPU, measure every source,
+    np.allclose on positions and fluxes."""
+    data = gp.datasets.synthetic_sky(size=2048)
+    segmented = np.where(data > 5 * 0.0133, 1, 0)
+    lab_cpu = np.empty(data.shape)
+    n = snd.label(segmented, output=lab_cpu)
+    index = range(1, n + 1)
+    positions = snd.center_of_mass(data, lab_cpu, index)
+    fluxes = snd.sum_labels(data, lab_cpu, index)
+
+    data_gpu = gp.asarray(data)
+    lab_gpu = gp.empty(data.shape)
+    assert gnd.label(gp.asarray(segmented), output=lab_gpu) == n
+    for idx in (index, gp.arange(1, n + 1)):
+        positions_gpu = gnd.center_of_mass(data_gpu, lab_gpu, idx)
+        fluxes_gpu = gnd.sum_labels(data_gpu, lab_gpu, idx)
+        assert len(positions_gpu) == n and isinstance(positions_gpu[0], tuple)
+        assert np.allclose(np.array(positions), np.array(positions_gpu))
+        assert np.allclose(fluxes, fluxes_gpu.get())
+    # int32 labels from gpuarr's own label, as the benchmark uses them
+    lab32, m = gnd.label(gp.asarray(segmented))
+    got = gnd.center_of_mass(data_gpu, lab32, gp.arange(1, m + 1))
+    assert np.allclose(np.array(positions), np.array(got))
+    assert np.allclose(fluxes, gnd.sum_labels(data_gpu, lab32, gp.arange(1, m + 1)).get())
