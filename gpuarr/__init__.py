@@ -33,10 +33,6 @@ from ._sorting import (sort, argsort, partition, argpartition, unique, median, n
                        argwhere, compress, extract, take, put, searchsorted, digitize, bincount,
                        histogram)
 from ._convolve import convolve, correlate
-from . import random
-from . import profiler
-from . import stats, datasets
-from .profiler import benchmark
 ufunc = type(_core.ufuncs["add"])
 from ._interop import get_array_module  # noqa: E402
 
@@ -55,3 +51,25 @@ _core._register_helper("Device", _Device)
 _core._register_helper("stack_sequence", _stack_sequence)
 
 __version__ = "0.1.0"
+
+# Submodules that `import gpuarr` does not need are imported on first use
+# (PEP 562): gp.random, gp.stats, gp.scipy, gp.profiler, gp.datasets and
+# gp.benchmark work as attributes, and `import gpuarr.random` as usual.
+_LAZY_MODULES = ("random", "profiler", "stats", "datasets", "scipy")
+_LAZY_ATTRS = {"benchmark": ("profiler", "benchmark")}
+
+
+def __getattr__(name):
+    import importlib
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_ATTRS:
+        module, attr = _LAZY_ATTRS[name]
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_ATTRS))

@@ -1,0 +1,341 @@
+// ew_bench.cu -- the segmentation step where(img > t, 1, 0) on a 2048x2048
+// float32 image, kernel by kernel, and the cost of the event pair that
+// benchmark() records around every repeat.  Needs a GPU:
+//
+//   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/ew_bench src/kernels/dev/ew_bench.cu && /tmp/ew_bench
+//
+// Versions tried (each checked against a host reference, then timed with
+// events, 200 launches back to back (L2 warm, as in a benchmark loop) and
+// one launch after an L2 flush (cold); GB/s = bytes read + written / time):
+//   greater f32 -> bool   V elements a thread, V = 4 (one 16-byte load, a
+//                          4-byte store: ew_kernels.cuh's k_ew_contig), 8, 16
+//                          (16-byte store), block 128/256/512, grid covering n
+//                          or capped at 4 blocks an SM (grid-stride)
+//   where bool -> i64      V = 2 (a 2-byte condition load, one 16-byte store:
+//                          ew_f.cu's k_where_contig), 4, 8, 16 (a 16-byte
+//                          condition load, eight 16-byte stores), plain and
+//                          streaming (st.global.cs) stores
+//   fused                  x > t ? 1 : 0 straight to int64 (what a fused
+//                          kernel could reach; gpuarr does not fuse)
+//   copy                   cudaMemcpyAsync of the same byte counts, the rate
+//                          the two kernels are compared with
+// and for benchmark(): host time of record(start), record(end), wait(end),
+// elapsed() per repeat, waiting by cudaEventSynchronize or by polling
+// cudaEventQuery, on the legacy default stream and on a created stream.
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CK(call)                                                                   \
+    do {                                                                           \
+        cudaError_t e_ = (call);                                                   \
+        if (e_ != cudaSuccess) {                                                   \
+            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call,           \
+                    cudaGetErrorString(e_));                                       \
+            exit(1);                                                               \
+        }                                                                          \
+    } while (0)
+
+template <class T, int V>
+struct alignas(sizeof(T) * V) pack { T v[V]; };
+
+// ------------------------------------------------------------ kernels ---
+
+template <int V>
+__global__ void k_greater(int64_t n, const float *__restrict__ x, bool *__restrict__ out, float t)
+{
+    int64_t step = (int64_t)gridDim.x * blockDim.x * V;
+    for (int64_t base = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * V; base < n; base += step) {
+        if (base + V <= n) {
+            pack<bool, V> po;
+#pragma unroll
+            for (int j = 0; j < V; j += 4) {
+                pack<float, 4> px = *(const pack<float, 4> *)(x + base + j);
+#pragma unroll
+                for (int k = 0; k < 4; ++k)
+                    po.v[j + k] = px.v[k] > t;
+            }
+            *(pack<bool, V> *)(out + base) = po;
+        } else {
+            for (int64_t i = base; i < n; ++i)
+                out[i] = x[i] > t;
+        }
+    }
+}
+
+template <int V, bool STREAM>
+__global__ void k_where(int64_t n, const bool *__restrict__ c, long long *__restrict__ out,
+                        long long sx, long long sy)
+{
+    int64_t step = (int64_t)gridDim.x * blockDim.x * V;
+    for (int64_t base = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * V; base < n; base += step) {
+        if (base + V <= n) {
+            pack<bool, V> pc = *(const pack<bool, V> *)(c + base);
+#pragma unroll
+            for (int j = 0; j < V; j += 2) {
+                longlong2 o;
+                o.x = pc.v[j] ? sx : sy;
+                o.y = pc.v[j + 1] ? sx : sy;
+                if (STREAM)
+                    __stcs((longlong2 *)(out + base + j), o);
+                else
+                    *(longlong2 *)(out + base + j) = o;
+            }
+        } else {
+            for (int64_t i = base; i < n; ++i)
+                out[i] = c[i] ? sx : sy;
+        }
+    }
+}
+
+template <int V>
+__global__ void k_fused(int64_t n, const float *__restrict__ x, long long *__restrict__ out,
+                        float t, long long sx, long long sy)
+{
+    int64_t step = (int64_t)gridDim.x * blockDim.x * V;
+    for (int64_t base = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * V; base < n; base += step) {
+        pack<float, V> px = *(const pack<float, V> *)(x + base);
+#pragma unroll
+        for (int j = 0; j < V; j += 2) {
+            longlong2 o;
+            o.x = px.v[j] > t ? sx : sy;
+            o.y = px.v[j + 1] > t ? sx : sy;
+            *(longlong2 *)(out + base + j) = o;
+        }
+    }
+}
+
+__global__ void k_flush(int64_t n, int *buf)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        buf[i] += 1;
+}
+
+// ------------------------------------------------------------ harness ---
+
+static const int64_t N = 2048 * 2048;
+static int sms;
+static int *flushbuf;
+static const int64_t FLUSH_N = 64 << 20;  // 256 MB of int: far past the 50 MB L2
+
+static unsigned grid_for(int64_t n, int v, int block, bool capped)
+{
+    int64_t blocks = (n / v + block - 1) / block;
+    int64_t cap = capped ? (int64_t)sms * 4 : (1 << 16);
+    if (blocks > cap) blocks = cap;
+    return (unsigned)(blocks < 1 ? 1 : blocks);
+}
+
+// Median-free, simple: the mean over `reps` back-to-back launches (warm),
+// and the minimum over 20 single launches each after an L2 flush (cold).
+template <class F>
+static void timeit(const char *name, double bytes, F launch)
+{
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    for (int i = 0; i < 10; ++i) launch();
+    const int reps = 200;
+    CK(cudaEventRecord(a));
+    for (int i = 0; i < reps; ++i) launch();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    double warm = ms * 1e3 / reps;
+    double cold = 1e30;
+    for (int i = 0; i < 20; ++i) {
+        k_flush<<<sms * 8, 256>>>(FLUSH_N, flushbuf);
+        CK(cudaEventRecord(a));
+        launch();
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        CK(cudaEventElapsedTime(&ms, a, b));
+        if (ms * 1e3 < cold) cold = ms * 1e3;
+    }
+    CK(cudaGetLastError());
+    printf("%-44s warm %7.2f us %6.0f GB/s | cold %7.2f us %6.0f GB/s\n", name, warm,
+           bytes / warm * 1e-3, cold, bytes / cold * 1e-3);
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+}
+
+static void check_bool(const char *name, const bool *d, const std::vector<float> &h, float t)
+{
+    std::vector<unsigned char> got(N);
+    CK(cudaMemcpy(got.data(), d, N, cudaMemcpyDeviceToHost));
+    for (int64_t i = 0; i < N; ++i)
+        if ((got[i] != 0) != (h[i] > t)) {
+            printf("MISMATCH %s at %lld\n", name, (long long)i);
+            exit(1);
+        }
+}
+
+static void check_i64(const char *name, const long long *d, const std::vector<float> &h, float t)
+{
+    std::vector<long long> got(N);
+    CK(cudaMemcpy(got.data(), d, N * 8, cudaMemcpyDeviceToHost));
+    for (int64_t i = 0; i < N; ++i)
+        if (got[i] != (h[i] > t ? 1 : 0)) {
+            printf("MISMATCH %s at %lld\n", name, (long long)i);
+            exit(1);
+        }
+}
+
+template <int V>
+static void run_greater(const float *x, bool *c, const std::vector<float> &h, float t, int block,
+                        bool capped)
+{
+    char name[96];
+    snprintf(name, sizeof name, "greater f32->bool V=%d block=%d %s", V, block,
+             capped ? "grid-stride" : "full grid");
+    unsigned g = grid_for(N, V, block, capped);
+    CK(cudaMemset(c, 2, N));
+    k_greater<V><<<g, block>>>(N, x, c, t);
+    check_bool(name, c, h, t);
+    timeit(name, N * 5.0, [&] { k_greater<V><<<g, block>>>(N, x, c, t); });
+}
+
+template <int V, bool S>
+static void run_where(const bool *c, long long *o, const std::vector<float> &h, float t, int block,
+                      bool capped)
+{
+    char name[96];
+    snprintf(name, sizeof name, "where bool->i64 V=%d block=%d %s%s", V, block,
+             capped ? "grid-stride" : "full grid", S ? " st.cs" : "");
+    unsigned g = grid_for(N, V, block, capped);
+    CK(cudaMemset(o, 0x55, N * 8));
+    k_where<V, S><<<g, block>>>(N, c, o, 1, 0);
+    check_i64(name, o, h, t);
+    timeit(name, N * 9.0, [&] { k_where<V, S><<<g, block>>>(N, c, o, 1, 0); });
+}
+
+// Host time per benchmark() repeat on a no-op: record, record, wait, elapsed.
+static void bench_overhead(cudaStream_t s, const char *sname, bool poll, unsigned flags)
+{
+    cudaEvent_t a, b;
+    CK(cudaEventCreateWithFlags(&a, flags));
+    CK(cudaEventCreateWithFlags(&b, flags));
+    const int reps = 5000;
+    double best = 1e30;
+    for (int trial = 0; trial < 5; ++trial) {
+        auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < reps; ++i) {
+            CK(cudaEventRecord(a, s));
+            CK(cudaEventRecord(b, s));
+            if (poll) {
+                cudaError_t e;
+                while ((e = cudaEventQuery(b)) == cudaErrorNotReady) {}
+                CK(e);
+            } else {
+                CK(cudaEventSynchronize(b));
+            }
+            float ms;
+            CK(cudaEventElapsedTime(&ms, a, b));
+        }
+        double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / reps;
+        if (us < best) best = us;
+    }
+    printf("benchmark repeat (no-op) %-8s %-22s events %s: %.2f us\n", sname,
+           poll ? "poll cudaEventQuery" : "cudaEventSynchronize",
+           flags == cudaEventDefault ? "default" : "blocking-sync", best);
+    // The parts, on the same events.
+    const int n = 20000;
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) CK(cudaEventRecord(a, s));
+    double rec = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
+    CK(cudaEventSynchronize(a));
+    float ms;
+    t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) CK(cudaEventElapsedTime(&ms, a, a));
+    double el = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
+    printf("    parts: cudaEventRecord %.2f us, cudaEventElapsedTime %.2f us\n", rec, el);
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+}
+
+int main()
+{
+    cudaDeviceProp p;
+    CK(cudaGetDeviceProperties(&p, 0));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    printf("device %s, %d SMs, L2 %d MB\n", p.name, sms, p.l2CacheSize >> 20);
+
+    std::vector<float> h(N);
+    uint64_t s = 88172645463325252ull;
+    for (int64_t i = 0; i < N; ++i) {
+        s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+        h[i] = (float)((s >> 11) * (1.0 / 9007199254740992.0)) - 0.5f;
+    }
+    const float t = 0.25f;
+    float *x;
+    bool *c;
+    long long *o;
+    char *cp;
+    CK(cudaMalloc(&x, N * 4));
+    CK(cudaMalloc(&c, N));
+    CK(cudaMalloc(&o, N * 8));
+    CK(cudaMalloc(&cp, N * 16));
+    CK(cudaMalloc(&flushbuf, FLUSH_N * 4));
+    CK(cudaMemset(flushbuf, 0, FLUSH_N * 4));
+    CK(cudaMemcpy(x, h.data(), N * 4, cudaMemcpyHostToDevice));
+
+    timeit("copy 20 MB (16 MB read + 4 MB written)", N * 5.0,
+           [&] { CK(cudaMemcpyAsync(cp, x, N * 5 / 2, cudaMemcpyDeviceToDevice)); });
+    timeit("copy 36 MB (4 MB read + 32 MB written)", N * 9.0,
+           [&] { CK(cudaMemcpyAsync(cp, x, N * 9 / 2, cudaMemcpyDeviceToDevice)); });
+    timeit("copy 48 MB", N * 12.0,
+           [&] { CK(cudaMemcpyAsync(cp, x, N * 6, cudaMemcpyDeviceToDevice)); });
+
+    for (int block : {128, 256, 512}) {
+        run_greater<4>(x, c, h, t, block, false);
+        run_greater<8>(x, c, h, t, block, false);
+        run_greater<16>(x, c, h, t, block, false);
+    }
+    run_greater<4>(x, c, h, t, 256, true);
+    run_greater<16>(x, c, h, t, 256, true);
+
+    k_greater<4><<<grid_for(N, 4, 256, false), 256>>>(N, x, c, t);
+    for (int block : {128, 256, 512}) {
+        run_where<2, false>(c, o, h, t, block, false);
+        run_where<4, false>(c, o, h, t, block, false);
+        run_where<8, false>(c, o, h, t, block, false);
+        run_where<16, false>(c, o, h, t, block, false);
+    }
+    run_where<2, true>(c, o, h, t, 256, false);
+    run_where<16, true>(c, o, h, t, 256, false);
+    run_where<2, false>(c, o, h, t, 256, true);
+    run_where<16, false>(c, o, h, t, 256, true);
+
+    {
+        unsigned g = grid_for(N, 4, 256, false);
+        CK(cudaMemset(o, 0x55, N * 8));
+        k_fused<4><<<g, 256>>>(N, x, o, t, 1, 0);
+        check_i64("fused", o, h, t);
+        timeit("fused f32 -> i64 (x > t ? 1 : 0) V=4", N * 12.0,
+               [&] { k_fused<4><<<g, 256>>>(N, x, o, t, 1, 0); });
+    }
+    timeit("pair: greater V=4 + where V=2 (as now)", N * 14.0, [&] {
+        k_greater<4><<<grid_for(N, 4, 256, false), 256>>>(N, x, c, t);
+        k_where<2, false><<<grid_for(N, 2, 256, false), 256>>>(N, c, o, 1, 0);
+    });
+    timeit("pair: greater V=16 + where V=16", N * 14.0, [&] {
+        k_greater<16><<<grid_for(N, 16, 256, false), 256>>>(N, x, c, t);
+        k_where<16, false><<<grid_for(N, 16, 256, false), 256>>>(N, c, o, 1, 0);
+    });
+
+    cudaStream_t st;
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    for (unsigned flags : {(unsigned)cudaEventDefault, (unsigned)cudaEventBlockingSync}) {
+        bench_overhead(0, "legacy", false, flags);
+        bench_overhead(0, "legacy", true, flags);
+    }
+    bench_overhead(st, "created", false, cudaEventDefault);
+    bench_overhead(st, "created", true, cudaEventDefault);
+    CK(cudaStreamDestroy(st));
+    printf("ok\n");
+    return 0;
+}
