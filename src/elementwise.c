@@ -432,7 +432,7 @@ ew_execute(const char *fname, operand *ops, int nin, const int *in_codes, int lo
     ga_array *out = NULL, *result = NULL;
     ga_ew_args args;
     int device = -1;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream;
 
     for (int i = 0; i < nin; ++i) {
         if (!ops[i].arr)
@@ -494,6 +494,7 @@ ew_execute(const char *fname, operand *ops, int nin, const int *in_codes, int lo
     }
     if (ga_runtime_use_device(device) < 0)
         goto fail_descr;
+    stream = ga_runtime_device_stream(device);  /* the arrays' device's current stream */
 
     /* Inputs in the loop's dtype; scalars as kernel arguments. */
     memset(&args, 0, sizeof(args));

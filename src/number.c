@@ -14,7 +14,7 @@ ga_array_scalar(ga_array *a, const char *what)
     unsigned char buf[16];
     npy_intp n = ga_array_size(a);
     cudaError_t err;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     if (n != 1) {
         if (what == NULL)
             PyErr_SetString(PyExc_ValueError, "can only convert an array of size 1 to a Python "

@@ -523,3 +523,87 @@ def test_streams_and_events_of_another_device():
     s1.synchronize()
     r = gp.benchmark(noop, n_repeat=4, devices=(0, 1))
     assert r.gpu_times.shape == (2, 4) and "GPU-1:" in str(r)
+
+
+@multi_gpu
+def test_peer_copies_both_ways_keep_values_and_layout():
+    host = np.random.default_rng(1).random((64, 48))
+    a = gp.asarray(host)
+    with Device(1):
+        b = gp.asarray(a)                       # device 0 -> device 1
+        assert b.device == Device(1) and b.data.ptr != a.data.ptr
+        v = gp.asarray(a[::-2, 1::3])           # a strided view copies too
+        assert v.device == Device(1)
+        same = gp.asarray(b)                    # already on device 1: no copy
+        assert same.data.ptr == b.data.ptr
+    np.testing.assert_array_equal(b.get(), host)
+    np.testing.assert_array_equal(gp.asnumpy(v), host[::-2, 1::3])
+    back = gp.asarray(b)                        # device 1 -> device 0
+    assert back.device == Device(0)
+    np.testing.assert_array_equal(back.get(), host)
+    big = gp.arange(1 << 24, dtype=gp.float32)  # 64 MB
+    with Device(1):
+        big1 = gp.asarray(big)
+        assert bool((big1 == gp.arange(1 << 24, dtype=gp.float32)).all())
+
+
+@multi_gpu
+def test_operations_run_on_the_arrays_device():
+    with Device(1):
+        b = gp.arange(1000, dtype=gp.float64)
+    assert gp.cuda.get_device_id() == 0
+    for r in (b * 2, gp.sin(b), gp.where(b > 500, b, 0.0), b[::3].copy(), b.astype(gp.float32)):
+        assert r.device == Device(1)
+    np.testing.assert_allclose((b * 2 + 1).get(), np.arange(1000) * 2 + 1)
+    np.testing.assert_allclose(gp.sin(b).get(), np.sin(np.arange(1000.0)))
+    assert float(b.sum()) == 499500.0
+    assert float(b[7]) == 7.0
+    b += 1                                      # in place, from device 0's context
+    np.testing.assert_array_equal(b.get(), np.arange(1000) + 1.0)
+    assert gp.cuda.get_device_id() == 0
+
+
+@multi_gpu
+def test_mixed_devices_raise_value_error_naming_both():
+    a = gp.ones(8)
+    with Device(1):
+        b = gp.ones(8)
+    with pytest.raises(ValueError, match=r"different devices \(0 and 1\)"):
+        a + b
+    with pytest.raises(ValueError, match=r"different devices \(1 and 0\)"):
+        gp.multiply(b, a)
+    with pytest.raises(ValueError, match=r"different devices"):
+        gp.where(a > 0, a, b)
+    with pytest.raises(ValueError, match=r"out is on device 1 and the inputs on device 0"):
+        gp.add(a, a, out=b)
+    before = b.get()
+    with pytest.raises(ValueError, match=r"different devices"):
+        b += a
+    np.testing.assert_array_equal(b.get(), before)
+
+
+@multi_gpu
+def test_device_ids_at_the_edge_of_the_count():
+    n = runtime.getDeviceCount()
+    with Device(n - 1) as d:
+        assert gp.cuda.get_device_id() == n - 1 and gp.zeros(3).device == d
+    for bad in (n, -1):
+        with pytest.raises(ValueError, match=rf"this machine has {n} CUDA devices"):
+            with Device(bad):
+                pass
+    assert gp.cuda.get_device_id() == 0
+
+
+@multi_gpu
+def test_stream_of_another_device_in_an_operation():
+    with Device(1):
+        s1 = Stream(non_blocking=True)
+        b = gp.arange(100, dtype=gp.float32)
+    with pytest.raises(ValueError, match="belongs to device 1 but the current device is 0"):
+        with s1:
+            pass
+    s0 = Stream(non_blocking=True)
+    with s0:                                    # device 0's stream is current
+        r = b + 1                               # runs on device 1 (its own current stream)
+    assert r.device == Device(1)
+    np.testing.assert_array_equal(r.get(), np.arange(100, dtype=np.float32) + 1)
