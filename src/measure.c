@@ -21,15 +21,23 @@
  */
 #include "gpuarr.h"
 
+/* The copy goes through a block of the pinned pool: a copy into pageable
+ * memory is staged by the driver and costs several microseconds more. */
 int
 ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream, const char *what)
 {
     cudaError_t err;
+    void *pinned = ga_pinned_malloc(nbytes);
+    if (pinned == NULL)
+        return -1;
     Py_BEGIN_ALLOW_THREADS
-    err = cudaMemcpyAsync(host, dev, nbytes, cudaMemcpyDeviceToHost, stream);
+    err = cudaMemcpyAsync(pinned, dev, nbytes, cudaMemcpyDeviceToHost, stream);
     if (err == cudaSuccess)
         err = cudaStreamSynchronize(stream);
     Py_END_ALLOW_THREADS
+    if (err == cudaSuccess)
+        memcpy(host, pinned, nbytes);
+    ga_pinned_free(pinned, nbytes);
     if (err != cudaSuccess) {
         ga_err_cuda(err, what);
         return -1;
@@ -305,12 +313,14 @@ py_measure_index(PyObject *self, PyObject *args)
         goto fail;
     if (m > 0) {
         scratch_bytes = ga_measure_index_scratch_bytes(m);
-        if ((scratch = measure_scratch(index->device, scratch_bytes, stream)) == NULL)
+        if (scratch_bytes > 0 &&
+            (scratch = measure_scratch(index->device, scratch_bytes, stream)) == NULL)
             goto fail;
         GA_LAUNCH_TRY(ga_launch_measure_index(float_keys ? GA_FLOAT64 : GA_INT64, conv->data, m,
                                               scratch, (uint64_t *)table->data,
                                               (int64_t *)inverse->data, stream), stream);
-        ga_pool_free(index->device, scratch, scratch_bytes, stream);
+        if (scratch != NULL)
+            ga_pool_free(index->device, scratch, scratch_bytes, stream);
     }
     Py_DECREF(conv);
     return Py_BuildValue("(NN)", (PyObject *)table, (PyObject *)inverse);

@@ -2,15 +2,21 @@
 // parallel union-find, numbered as SciPy numbers components.
 //
 // Pipeline (four launches, no host round trip until the count is read):
-//   init     L[i] = i for foreground pixels, -1 for background.
-//   merge    every foreground pixel unites with its foreground neighbours in
-//            the backward half of the structuring element (the element is
-//            centrosymmetric, so the forward half adds nothing).  Unions link
-//            the larger root under the smaller with atomicMin (Playne and
-//            Hawick, "A new algorithm for parallel connected-component
-//            labelling on GPUs", 2018), so every tree's root is the
+//   local    each block loads a tile of 2048 elements of one plane (e.g.
+//            64 x 32) into shared memory and runs union-find there on the
+//            in-tile neighbour pairs, then writes L[i] = the global index
+//            of i's tile root, or -1 for background: initialisation and
+//            most unions in one pass over the mask, with shared-memory
+//            atomics instead of global ones.
+//   border   the pairs that cross tiles (tile borders; every element when
+//            the structure reaches into the previous plane) are united in
+//            the global forest.  Unions link the larger root under the
+//            smaller with atomicMin (Playne and Hawick, "A new algorithm
+//            for parallel connected-component labelling on GPUs", 2018), in
+//            shared and global memory alike, so every tree's root is the
 //            component's smallest linear index: its first pixel in raster
-//            order.
+//            order.  Only backward neighbours are visited: the structuring
+//            element is centrosymmetric, so the forward half adds nothing.
 //   flatten  tiles of LB_TILE consecutive pixels: non-roots point straight
 //            at their root; roots are ranked within the tile (a block scan)
 //            and overwrite their entry with the encoded rank -(rank + 2);
@@ -22,10 +28,10 @@
 // raster order, label k is the k-th component to start in raster order --
 // exactly SciPy's numbering.
 //
-// Concurrency notes.  During merge, entries only decrease along a chain and
-// a non-root never becomes a root again, so racing path-halving writes and
-// atomicMin links may replace a parent by another ancestor but never lose a
-// union (a failed atomicMin continues with the value it found).  Loads that
+// Concurrency notes.  During the unions, entries only decrease along a
+// chain and a non-root never becomes a root again, so racing path-halving
+// writes and atomicMin links may replace a parent by another ancestor but
+// never lose a union (a failed atomicMin continues with the value it found).  Loads that
 // may see other blocks' writes go through L2 (__ldcg).  During flatten a
 // root's entry may already hold its encoded rank when another tile follows
 // a chain to it, so "root" there means L[x] == x or L[x] <= -2.
@@ -41,6 +47,15 @@ constexpr int LB_TILE_SHIFT = 12;
 constexpr int64_t LB_TILE = (int64_t)1 << LB_TILE_SHIFT;
 static_assert(LB_THREADS * LB_ITEMS == LB_TILE, "a flatten block covers one tile");
 
+// Local union-find tiles: LT_SIZE elements of one plane in shared memory.
+constexpr int LT_THREADS = 256;
+constexpr int LT_ITEMS = 8;
+constexpr int LT_SIZE = LT_THREADS * LT_ITEMS;
+constexpr int LT_SHIFT = 11;
+static_assert(LT_SIZE == 1 << LT_SHIFT, "tiles hold a power of two");
+constexpr int LT_WIDTH = 64;  // tile width for rows at least this wide
+constexpr int LB_BORDER_THREADS = 128;
+
 // The backward neighbours selected by the structure, as linear offsets with
 // their coordinate steps for the bounds test.
 struct Neighbours {
@@ -51,22 +66,26 @@ struct Neighbours {
 
 // ============================== kernels ====================================
 
-// Foreground = any bit of the element set: exact for bool and integer masks
-// (floating masks are converted to bool on the host first).
-template <class S, class I>
-__global__ void k_label_init(const S *mask, int64_t n, I *L, unsigned int *ticket)
-{
-    if (blockIdx.x == 0 && threadIdx.x == 0)
-        *ticket = 0;
-    GA_GRID_STRIDE(i, n) L[i] = mask[i] != 0 ? (I)i : (I)-1;
-}
+// Union-find on a parent array: path halving on the way up, and unions
+// that link the larger root under the smaller with atomicMin, so a tree's
+// root is its smallest index.  One template for the global forest (loads
+// through L2: other blocks write it) and the shared-memory one of a tile.
+struct GlobalForest {
+    template <class I> __device__ __forceinline__ static I load(const I *p) { return __ldcg(p); }
+};
+struct SharedForest {
+    template <class I> __device__ __forceinline__ static I load(const I *p)
+    {
+        return *(const volatile I *)p;
+    }
+};
 
-template <class I>
+template <class F, class I>
 __device__ __forceinline__ I lb_find(I *L, I x)
 {
-    I p = __ldcg(L + x);
+    I p = F::load(L + x);
     while (p != x) {
-        I g = __ldcg(L + p);
+        I g = F::load(L + p);
         if (g != p)
             L[x] = g;  // path halving: g is an ancestor of x
         x = p;
@@ -81,12 +100,12 @@ __device__ __forceinline__ int64_t lb_atomic_min(int64_t *p, int64_t v)
     return (int64_t)atomicMin((long long *)p, (long long)v);
 }
 
-template <class I>
+template <class F, class I>
 __device__ __forceinline__ void lb_unite(I *L, I a, I b)
 {
     for (;;) {
-        a = lb_find(L, a);
-        b = lb_find(L, b);
+        a = lb_find<F>(L, a);
+        b = lb_find<F>(L, b);
         if (a == b)
             return;
         if (a < b) {
@@ -101,25 +120,135 @@ __device__ __forceinline__ void lb_unite(I *L, I a, I b)
     }
 }
 
-template <class I>
-__global__ void k_label_merge(I *L, int64_t n, int64_t ny, int64_t nx, int64_t nz,
-                              Neighbours nb)
+// Tile geometry: a tile is tw x th elements of one plane (tw * th = LT_SIZE,
+// tw a power of two); tiles are numbered x fastest, then y, then plane.
+struct Tiles {
+    int64_t nz, ny, nx;
+    int64_t tiles_x, tiles_y;
+    int tw_shift, th;
+};
+
+__device__ __forceinline__ void lt_origin(const Tiles &t, int64_t b, int64_t &z, int64_t &y0,
+                                          int64_t &x0)
 {
-    GA_GRID_STRIDE(i, n) {
-        if (__ldcg(L + i) < 0)
+    const int64_t tx = b % t.tiles_x;
+    const int64_t rest = b / t.tiles_x;
+    x0 = tx << t.tw_shift;
+    y0 = (rest % t.tiles_y) * t.th;
+    z = rest / t.tiles_y;
+}
+
+// Init and in-tile unions in one pass: each block loads its tile's mask
+// (foreground = any bit set; floating masks are converted to bool on the
+// host first) into a shared-memory forest, unites in-plane neighbours that
+// lie in the tile, and writes every element's tile root as a global index
+// (-1 for background).  Local indices grow with global ones inside a tile,
+// so the smallest local index is the smallest global one: the invariants of
+// the global forest hold from the start.
+template <class S, class I>
+__global__ void __launch_bounds__(LT_THREADS)
+k_label_local(const S *mask, I *L, Tiles t, Neighbours nb, unsigned int *ticket)
+{
+    __shared__ int s_L[LT_SIZE];
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        *ticket = 0;
+    int64_t z, y0, x0;
+    lt_origin(t, blockIdx.x, z, y0, x0);
+    const int tw_mask = (1 << t.tw_shift) - 1;
+    const int64_t base = (z * t.ny + y0) * t.nx + x0;
+#pragma unroll
+    for (int k = 0; k < LT_ITEMS; ++k) {
+        const int li = threadIdx.x + k * LT_THREADS;
+        const int ly = li >> t.tw_shift, lx = li & tw_mask;
+        const bool in = y0 + ly < t.ny && x0 + lx < t.nx;
+        s_L[li] = in && mask[base + ly * t.nx + lx] != 0 ? li : -1;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < LT_ITEMS; ++k) {
+        const int li = threadIdx.x + k * LT_THREADS;
+        if (s_L[li] < 0)
             continue;
-        const I ii = (I)i;
-        const I x = ii % (I)nx;
-        const I row = ii / (I)nx;
-        const I y = row % (I)ny;
-        const I z = row / (I)ny;
-        for (int k = 0; k < nb.count; ++k) {
-            const I zz = z + nb.dz[k], yy = y + nb.dy[k], xx = x + nb.dx[k];
-            if (zz < 0 || yy < 0 || xx < 0 || zz >= (I)nz || yy >= (I)ny || xx >= (I)nx)
+        const int ly = li >> t.tw_shift, lx = li & tw_mask;
+        for (int j = 0; j < nb.count; ++j) {
+            if (nb.dz[j] != 0)
                 continue;
-            const I j = (I)(i + nb.offset[k]);
-            if (__ldcg(L + j) >= 0)
-                lb_unite(L, ii, j);
+            const int qy = ly + nb.dy[j], qx = lx + nb.dx[j];
+            if (qy < 0 || qx < 0 || qx > tw_mask)
+                continue;
+            const int nj = (qy << t.tw_shift) + qx;
+            if (SharedForest::load(s_L + nj) >= 0)
+                lb_unite<SharedForest>(s_L, li, nj);
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < LT_ITEMS; ++k) {
+        const int li = threadIdx.x + k * LT_THREADS;
+        const int ly = li >> t.tw_shift, lx = li & tw_mask;
+        if (y0 + ly >= t.ny || x0 + lx >= t.nx)
+            continue;
+        int r = s_L[li];
+        if (r >= 0) {
+            while (true) {
+                const int p = s_L[r];
+                if (p == r)
+                    break;
+                r = p;
+            }
+        }
+        L[base + ly * t.nx + lx] =
+            r < 0 ? (I)-1 : (I)(base + (r >> t.tw_shift) * t.nx + (r & tw_mask));
+    }
+}
+
+// Unions across tiles.  Each block visits one tile: with neighbours in
+// other planes, every element; otherwise only its border (top row, first
+// and last columns), the only elements with neighbours in other tiles.
+template <class I>
+__global__ void __launch_bounds__(LB_BORDER_THREADS)
+k_label_border(I *L, Tiles t, Neighbours nb, int all)
+{
+    int64_t z, y0, x0;
+    lt_origin(t, blockIdx.x, z, y0, x0);
+    const int tw = 1 << t.tw_shift;
+    const int slots = all ? LT_SIZE : tw + 2 * t.th;
+    for (int s = threadIdx.x; s < slots; s += blockDim.x) {
+        int ly, lx;
+        if (all) {
+            ly = s >> t.tw_shift;
+            lx = s & (tw - 1);
+        } else if (s < tw) {
+            ly = 0;
+            lx = s;
+        } else if (s < tw + t.th) {
+            ly = s - tw;
+            lx = 0;
+        } else {
+            ly = s - tw - t.th;
+            lx = tw - 1;
+        }
+        const int64_t y = y0 + ly, x = x0 + lx;
+        if (y >= t.ny || x >= t.nx)
+            continue;
+        const int64_t i = (z * t.ny + y) * t.nx + x;
+        bool fg = false, loaded = false;
+        for (int j = 0; j < nb.count; ++j) {
+            const int dz = nb.dz[j], dy = nb.dy[j], dx = nb.dx[j];
+            // Pairs inside the tile were united by k_label_local.
+            if (dz == 0 && ly + dy >= 0 && lx + dx >= 0 && lx + dx < tw)
+                continue;
+            if (z + dz < 0 || y + dy < 0 || x + dx < 0 || x + dx >= t.nx || y + dy >= t.ny)
+                continue;
+            if (!loaded) {
+                fg = __ldcg(L + i) >= 0;
+                loaded = true;
+                if (!fg)
+                    break;
+            }
+            const int64_t q = i + nb.offset[j];
+            if (__ldcg(L + q) >= 0)
+                lb_unite<GlobalForest>(L, (I)i, (I)q);
         }
     }
 }
@@ -283,12 +412,39 @@ struct Scratch {
     }
 };
 
+// The tiles of k_label_local: rows at least LT_WIDTH wide are cut into
+// LT_WIDTH x (LT_SIZE / LT_WIDTH) tiles (each row segment a coalesced
+// load, several rows for vertical unions); narrower rows use the next
+// power of two as width; a single row (1-d) takes whole LT_SIZE runs.
+Tiles make_tiles(const ga_label_args *a)
+{
+    Tiles t;
+    t.nz = a->dims[0];
+    t.ny = a->dims[1];
+    t.nx = a->dims[2];
+    int shift = 0;
+    if (t.ny == 1)
+        shift = LT_SHIFT;
+    else if (t.nx >= LT_WIDTH)
+        while ((1 << shift) < LT_WIDTH) shift++;
+    else
+        while ((int64_t)1 << shift < t.nx) shift++;
+    t.tw_shift = shift;
+    t.th = LT_SIZE >> shift;
+    t.tiles_x = (t.nx + (1 << shift) - 1) >> shift;
+    t.tiles_y = (t.ny + t.th - 1) / t.th;
+    return t;
+}
+
 template <class I>
-struct InitLaunch {
-    const ga_label_args *a; I *L; unsigned int *ticket; int64_t n; cudaStream_t stream;
+struct LocalLaunch {
+    const ga_label_args *a; I *L; const Tiles &t; const Neighbours &nb; unsigned int *ticket;
+    cudaStream_t stream;
     template <class S> cudaError_t operator()()
     {
-        k_label_init<S, I><<<ga_grid(n), GA_BLOCK, 0, stream>>>((const S *)a->mask, n, L, ticket);
+        const int64_t ntiles = t.tiles_x * t.tiles_y * t.nz;
+        k_label_local<S, I><<<(unsigned int)ntiles, LT_THREADS, 0, stream>>>(
+            (const S *)a->mask, L, t, nb, ticket);
         return cudaGetLastError();
     }
 };
@@ -298,20 +454,28 @@ cudaError_t label_run(const ga_label_args *a, cudaStream_t stream)
 {
     const int64_t n = label_size(a);
     Scratch<I> s(a->scratch, n);
+    const Neighbours nb = make_neighbours(a);
+    const Tiles t = make_tiles(a);
+    const int64_t ntiles = t.tiles_x * t.tiles_y * t.nz;
+    if (ntiles > 0x7fffffff)
+        return cudaErrorInvalidValue;
+    LocalLaunch<I> local{a, s.L, t, nb, s.ticket, stream};
     cudaError_t err;
     switch (a->mask_itemsize) {
-    case 1: err = InitLaunch<I>{a, s.L, s.ticket, n, stream}.template operator()<uint8_t>(); break;
-    case 2: err = InitLaunch<I>{a, s.L, s.ticket, n, stream}.template operator()<uint16_t>(); break;
-    case 4: err = InitLaunch<I>{a, s.L, s.ticket, n, stream}.template operator()<uint32_t>(); break;
-    case 8: err = InitLaunch<I>{a, s.L, s.ticket, n, stream}.template operator()<uint64_t>(); break;
+    case 1: err = local.template operator()<uint8_t>(); break;
+    case 2: err = local.template operator()<uint16_t>(); break;
+    case 4: err = local.template operator()<uint32_t>(); break;
+    case 8: err = local.template operator()<uint64_t>(); break;
     default: return cudaErrorInvalidValue;
     }
     if (err != cudaSuccess)
         return err;
-    const Neighbours nb = make_neighbours(a);
-    if (nb.count > 0) {
-        k_label_merge<I><<<ga_grid(n), GA_BLOCK, 0, stream>>>(s.L, n, a->dims[1], a->dims[2],
-                                                              a->dims[0], nb);
+    if (nb.count > 0 && ntiles > 1) {
+        int all = 0;
+        for (int j = 0; j < nb.count; ++j)
+            all |= nb.dz[j] != 0;
+        k_label_border<I><<<(unsigned int)ntiles, LB_BORDER_THREADS, 0, stream>>>(s.L, t, nb,
+                                                                                   all);
         if ((err = cudaGetLastError()) != cudaSuccess)
             return err;
     }

@@ -28,6 +28,8 @@ constexpr int MS_THREADS = 256;
 constexpr int MS_ITEMS = 4;
 constexpr size_t MS_SMEM = 48 * 1024;
 constexpr int64_t MS_SMEM_TABLE = 2048;  // table entries copied to shared memory
+constexpr int MS_INDEX_SMALL = 2048;     // indexes up to this size: one-block table
+constexpr int MS_INDEX_THREADS = 1024;
 
 // Moment accumulators: components of nslots doubles each.
 enum { C_COUNT = 0, C_SUM = 1, C_CSS = 2, C_COORD = 3 };
@@ -400,6 +402,32 @@ __global__ void k_ms_index_keys(const T *index, int64_t m, uint64_t *keys, int64
     GA_GRID_STRIDE(k, m) {
         keys[k] = ms_key(index[k]);
         pos[k] = k;
+    }
+}
+
+// A small index in one launch: each entry's rank among the keys (ties by
+// position) places it in the sorted table, and its count of smaller keys
+// is the first table slot holding its key.  O(m^2 / threads) comparisons
+// against a shared-memory copy: cheaper than a radix sort's launches for
+// the few hundred or thousand labels of an image.
+template <class T>
+__global__ void __launch_bounds__(MS_INDEX_THREADS)
+k_ms_index_small(const T *index, int m, uint64_t *table, int64_t *inverse)
+{
+    __shared__ uint64_t s_keys[MS_INDEX_SMALL];
+    for (int k = threadIdx.x; k < m; k += blockDim.x)
+        s_keys[k] = ms_key(index[k]);
+    __syncthreads();
+    for (int k = threadIdx.x; k < m; k += blockDim.x) {
+        const uint64_t key = s_keys[k];
+        int less = 0, tie = 0;
+        for (int j = 0; j < m; ++j) {
+            const uint64_t o = s_keys[j];
+            less += o < key;
+            tie += (o == key) & (j < k);
+        }
+        table[less + tie] = key;
+        inverse[k] = less;
     }
 }
 
@@ -822,6 +850,8 @@ extern "C" cudaError_t ga_launch_measure_median(const ga_measure_args *a, const 
 
 extern "C" size_t ga_measure_index_scratch_bytes(int64_t m)
 {
+    if (m <= MS_INDEX_SMALL)
+        return 0;
     return round_up(m * sizeof(uint64_t)) + 2 * round_up(m * sizeof(int64_t)) +
            round_up(sort_temp_bytes(m));
 }
@@ -836,6 +866,17 @@ extern "C" cudaError_t ga_launch_measure_index(ga_type index_type, const void *i
     int64_t *pos_sorted = (int64_t *)(c + round_up(m * sizeof(uint64_t)) +
                                       round_up(m * sizeof(int64_t)));
     void *temp = c + round_up(m * sizeof(uint64_t)) + 2 * round_up(m * sizeof(int64_t));
+    if (m <= MS_INDEX_SMALL) {
+        if (index_type == GA_INT64)
+            k_ms_index_small<int64_t><<<1, MS_INDEX_THREADS, 0, stream>>>(
+                (const int64_t *)index, (int)m, table, inverse);
+        else if (index_type == GA_FLOAT64)
+            k_ms_index_small<double><<<1, MS_INDEX_THREADS, 0, stream>>>(
+                (const double *)index, (int)m, table, inverse);
+        else
+            return cudaErrorInvalidValue;
+        return cudaGetLastError();
+    }
     size_t temp_bytes = sort_temp_bytes(m);
     if (index_type == GA_INT64)
         k_ms_index_keys<int64_t><<<ga_grid(m), GA_BLOCK, 0, stream>>>((const int64_t *)index, m,
