@@ -27,7 +27,9 @@ from ._manipulation import (reshape, ravel, transpose, swapaxes, moveaxis, squee
 from ._ufuncs import *  # noqa: F401,F403  (every ufunc and elementwise helper)
 from ._ufuncs import abs, round, divmod, pow  # noqa: A004  (not in * for linters)
 from ._reductions import (sum, prod, mean, var, std, min, max, amin, amax, ptp,  # noqa: A004
-                          argmin, argmax, all, any, count_nonzero)
+                          argmin, argmax, all, any, count_nonzero, nansum, nanprod, nanmean,
+                          nanvar, nanstd, nanmin, nanmax, nanargmin, nanargmax, average, cumsum,
+                          cumprod, diff)
 from ._sorting import (sort, argsort, partition, argpartition, unique, median, nanmedian,
                        percentile, nanpercentile, quantile, nanquantile, nonzero, flatnonzero,
                        argwhere, compress, extract, take, put, searchsorted, digitize, bincount,

@@ -1,29 +1,45 @@
 """Reductions: sum, prod, mean, var, std, min/amin, max/amax, ptp, argmin,
-argmax, all, any and count_nonzero, with NumPy's signatures and dtypes.
+argmax, all, any and count_nonzero, their nan* forms (nansum, nanprod,
+nanmean, nanvar, nanstd, nanmin, nanmax, nanargmin, nanargmax), average,
+cumsum, cumprod and diff, with NumPy's signatures and dtypes.
 
-The functions are the C core's (gpuarr._core, reduction.c); the same
-reductions are ndarray methods.  Where NumPy returns a scalar (axis=None),
-gpuarr returns a 0-d device array, as CuPy does: the value stays on the
-device until it is read (``float(x.sum())``, ``bool(x.all())``, ``.get()``),
-so a reduction never synchronises with the host by itself.
+The reductions are the C core's (gpuarr._core, reduction.c); the plain ones
+are ndarray methods too.  Where NumPy returns a scalar (axis=None), gpuarr
+returns a 0-d device array, as CuPy does: the value stays on the device
+until it is read (``float(x.sum())``, ``bool(x.all())``, ``.get()``), so a
+reduction never synchronises with the host by itself -- except where NumPy's
+answer depends on the data in a way the host must see: nanargmin/nanargmax
+raise for an all-NaN slice, nanmin/nanmax/nanmean/nanvar/nanstd warn for
+one, and average raises when weights sum to zero; each reads one flag back.
 
 Dtypes come from NumPy: ``_result_dtype`` asks NumPy once per combination
 of function, input dtype, ``dtype=`` and ``out=`` dtype (the C core caches
 the answer).
 """
+import builtins
+import math
+import operator
 import warnings
 
 import numpy
+from numpy.exceptions import AxisError
+from numpy.lib.array_utils import normalize_axis_tuple
 
 from . import _core
 from ._core import (sum, prod, mean, var, std, min, max, ptp, argmin, argmax,  # noqa: A004
-                    all, any, count_nonzero)
+                    all, any, count_nonzero, nansum, nanprod, nanmean, nanvar, nanstd, nanmin,
+                    nanmax, nanargmin, nanargmax, cumsum, cumprod, ndarray)
+from ._manipulation import concatenate
 
 amin = min
 amax = max
 
 __all__ = ["sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "ptp", "argmin",
-           "argmax", "all", "any", "count_nonzero"]
+           "argmax", "all", "any", "count_nonzero", "nansum", "nanprod", "nanmean", "nanvar",
+           "nanstd", "nanmin", "nanmax", "nanargmin", "nanargmax", "average", "cumsum", "cumprod",
+           "diff"]
+
+_u = _core.ufuncs
 
 
 def _result_dtype(name, dtype, arg_dtype, out_dtype):
@@ -33,12 +49,155 @@ def _result_dtype(name, dtype, arg_dtype, out_dtype):
     (None when not given).  NumPy's own error when it refuses."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if name in ("sum", "prod"):
-            ufunc = numpy.add if name == "sum" else numpy.multiply
+        if name in ("sum", "prod", "nansum", "nanprod"):
+            ufunc = numpy.add if name.endswith("sum") else numpy.multiply
             kwargs = {} if arg_dtype is None else {"signature": (arg_dtype, None, None)}
             return ufunc.resolve_dtypes((out_dtype, dtype, None), casting="unsafe",
                                         reduction=True, **kwargs)[0]
         return getattr(numpy, name)(numpy.zeros(1, dtype), dtype=arg_dtype).dtype
 
 
+def _device(a, name):
+    if isinstance(a, ndarray):
+        return a
+    if isinstance(a, numpy.ndarray):
+        raise TypeError(f"{name} is a numpy.ndarray, which lives in host memory: move it to "
+                        "the device with gpuarr.asarray() first")
+    return _core.asarray(a)
+
+
+def _replace_nan(a):
+    """a with NaNs made 0 (nansum/nanprod of floats with an integer dtype=,
+    where NumPy replaces before casting)."""
+    return _core.where(_u["isnan"](a), 0, a)
+
+
+def _nan_check(name, res, a, axis, ddof):
+    """NumPy's all-NaN rules, after the kernel: nanargmin/nanargmax raise
+    (the kernel stored -1 for such a slice), nanmin/nanmax warn when a
+    result is NaN, nanmean/nanvar/nanstd warn where the count of non-NaN
+    elements (less ddof) is not positive -- counted only when some result is
+    NaN, so the common case costs one small read."""
+    if name in ("nanargmin", "nanargmax"):
+        if bool(_u["less"](res, 0).any()):
+            raise ValueError("All-NaN slice encountered")
+        return
+    if not bool(_u["isnan"](res).any()):
+        return
+    if name in ("nanmin", "nanmax"):
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
+        return
+    count = count_nonzero(_u["logical_not"](_u["isnan"](a)), axis=axis)
+    if name == "nanmean":
+        if bool(_u["equal"](count, 0).any()):
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
+    elif bool(_u["less_equal"](count, ddof).any()):
+        warnings.warn("Degrees of freedom <= 0 for slice.", RuntimeWarning, stacklevel=3)
+
+
+def _integer_var(name, a, axis, dtype, out, ddof, keepdims):
+    """var/std with an integer or bool result dtype: NumPy's steps, each
+    truncating in that dtype (the mean, the squared deviations' sum, the
+    division)."""
+    axes = tuple(range(a.ndim)) if axis is None else normalize_axis_tuple(axis, a.ndim)
+    count = math.prod(a.shape[d] for d in axes)
+    m = sum(a, axis=axis, dtype=dtype, keepdims=True)
+    m = _u["true_divide"](m, count, out=m, casting="unsafe")
+    x = _u["subtract"](a, m)
+    if x.dtype.kind == "c":
+        x = _u["multiply"](x, _u["conjugate"](x)).real
+    else:
+        x = _u["multiply"](x, x, out=x)
+    r = sum(x, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    dof = builtins.max(count - ddof, 0)
+    if r.ndim == 0 and out is None:
+        # NumPy divides a scalar and converts back to its type
+        r = _u["true_divide"](r, dof).astype(r.dtype)
+        return _u["sqrt"](r).astype(r.dtype) if name.endswith("std") else r
+    r = _u["true_divide"](r, dof, out=r, casting="unsafe")
+    return _u["sqrt"](r, out=r) if name.endswith("std") else r
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """Weighted average along axis (numpy.average): without weights the mean
+    (and, with returned=True, the count as a NumPy scalar, as NumPy gives);
+    with weights sum(a * w) / sum(w) in NumPy's result dtype.  Weights that
+    sum to zero raise ZeroDivisionError (one synchronisation to check)."""
+    a = _device(a, "a")
+    if axis is not None:
+        axis = normalize_axis_tuple(axis, a.ndim, argname="axis")
+    if weights is None:
+        avg = mean(a, axis=axis, keepdims=keepdims)
+        scl = avg.dtype.type(a.size / avg.size)
+    else:
+        wgt = _device(weights, "weights")
+        if a.dtype.kind in "biu":
+            result_dtype = numpy.result_type(a.dtype, wgt.dtype, "f8")
+        else:
+            result_dtype = numpy.result_type(a.dtype, wgt.dtype)
+        if a.shape != wgt.shape:
+            if axis is None:
+                raise TypeError("Axis must be specified when shapes of a and weights differ.")
+            if wgt.shape != tuple(a.shape[ax] for ax in axis):
+                raise ValueError("Shape of weights must be consistent with shape of a along "
+                                 "specified axis.")
+            wgt = wgt.transpose(tuple(int(i) for i in numpy.argsort(axis)))
+            wgt = wgt.reshape(tuple(s if ax in axis else 1 for ax, s in enumerate(a.shape)))
+        scl = sum(wgt, axis=axis, dtype=result_dtype, keepdims=keepdims)
+        if bool(_u["equal"](scl, 0.0).any()):
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        avg = _u["true_divide"](sum(_u["multiply"](a, wgt, dtype=result_dtype), axis=axis,
+                                    keepdims=keepdims), scl)
+    if returned:
+        if isinstance(scl, ndarray) and scl.shape != avg.shape:
+            scl = _core.asarray(scl)._broadcast_to(avg.shape).copy()
+        return avg, scl
+    return avg
+
+
+def diff(a, n=1, axis=-1, prepend=numpy._NoValue, append=numpy._NoValue):
+    """n-th discrete difference along axis (numpy.diff): not_equal for bool,
+    subtract otherwise; prepend/append (scalars broadcast) joined first."""
+    if n == 0:
+        return a
+    if n < 0:
+        raise ValueError("order must be non-negative but got " + repr(n))
+    a = _device(a, "a")
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    nd = a.ndim
+    axis = operator.index(axis)
+    if not -nd <= axis < nd:
+        raise AxisError(axis, nd)
+    axis %= nd
+
+    def edge(value, name):
+        value = _device(value, name)
+        if value.ndim == 0:
+            shape = list(a.shape)
+            shape[axis] = 1
+            value = value._broadcast_to(tuple(shape))
+        return value
+
+    combined = [a]
+    if prepend is not numpy._NoValue:
+        combined.insert(0, edge(prepend, "prepend"))
+    if append is not numpy._NoValue:
+        combined.append(edge(append, "append"))
+    if len(combined) > 1:
+        a = concatenate(combined, axis)
+    lo = [slice(None)] * nd
+    hi = [slice(None)] * nd
+    hi[axis] = slice(1, None)
+    lo[axis] = slice(None, -1)
+    lo, hi = tuple(lo), tuple(hi)
+    op = _u["not_equal"] if a.dtype == numpy.bool_ else _u["subtract"]
+    for _ in range(n):
+        a = op(a[hi], a[lo])
+    return a
+
+
 _core._register_helper("reduce_result_dtype", _result_dtype)
+_core._register_helper("replace_nan", _replace_nan)
+_core._register_helper("reduce_nan_check", _nan_check)
+_core._register_helper("reduce_integer_var", _integer_var)

@@ -285,6 +285,13 @@ PyObject *ga_array_argmax(PyObject *self, PyObject *const *args, Py_ssize_t narg
 PyObject *ga_array_all(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *ga_array_any(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 
+/* ======================== scan.c ========================================= */
+
+/* ndarray.cumsum / ndarray.cumprod (METH_VARARGS | METH_KEYWORDS):
+ * (axis=None, dtype=None, out=None), NumPy's. */
+PyObject *ga_array_cumsum(PyObject *self, PyObject *args, PyObject *kwds);
+PyObject *ga_array_cumprod(PyObject *self, PyObject *args, PyObject *kwds);
+
 /* ======================== measure.c ====================================== */
 
 /* Copy nbytes from device memory to host memory on `stream` and wait for
@@ -337,6 +344,7 @@ int ga_label_init(PyObject *m);
 int ga_measure_init(PyObject *m);
 int ga_stats_init(PyObject *m);
 int ga_reduction_init(PyObject *m);
+int ga_scan_init(PyObject *m);
 int ga_convolve_init(PyObject *m);
 
 /* Method tables and slot functions defined in their own files and wired

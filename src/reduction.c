@@ -1,7 +1,10 @@
 /*
  * reduction.c -- reductions with NumPy's semantics: sum, prod, mean, var,
  * std, min, max, ptp, argmin, argmax, all, any and count_nonzero, as module
- * functions (gpuarr.sum(x, axis=...)) and as ndarray methods (x.sum(...)).
+ * functions (gpuarr.sum(x, axis=...)) and as ndarray methods (x.sum(...)),
+ * and the nan* forms (nansum ... nanargmax), module functions only.  A nan*
+ * function of float or complex data runs its plain kernel with NaNs left
+ * out (GA_RED_SKIPNAN); of other data it is the plain function.
  *
  * A call runs in four steps, all host-side planning but the last:
  *
@@ -38,7 +41,13 @@
  * any False, mean/var NaN with NumPy's RuntimeWarning, and min/max/ptp/
  * argmin/argmax raise ValueError.  An out= whose dtype differs from the
  * loop's, or that overlaps the input, receives the result through a
- * temporary.
+ * temporary.  NumPy's all-NaN rules (nanmin's warning, nanargmin's
+ * ValueError, nanmean's and nanvar's warnings) need to know whether a slice
+ * was all NaN: the Python helper reduce_nan_check reads that back, one
+ * synchronisation, and for nanmean/nanvar only when a result is NaN.
+ * An integer mean is NumPy's sum in that dtype divided by the count (not
+ * the rounded float mean), an integer var/std NumPy's truncating steps
+ * (Python helper reduce_integer_var).
  */
 #include "gpuarr.h"
 #include "ufunc_table.h"
@@ -47,7 +56,9 @@
 
 enum red_fn {
     F_SUM, F_PROD, F_MEAN, F_VAR, F_STD, F_MIN, F_MAX, F_PTP, F_ARGMIN, F_ARGMAX,
-    F_ALL, F_ANY, F_COUNT_NONZERO, F_NFUNCS
+    F_ALL, F_ANY, F_COUNT_NONZERO,
+    F_NANSUM, F_NANPROD, F_NANMEAN, F_NANVAR, F_NANSTD, F_NANMIN, F_NANMAX, F_NANARGMIN,
+    F_NANARGMAX, F_NFUNCS
 };
 
 enum red_param {
@@ -66,46 +77,73 @@ enum {
     R_ORDERED = 0x8,      /* argmin/argmax: positions in C order, one axis */
     R_NO_IDENTITY = 0x10, /* empty reductions raise */
     R_UFUNC_AXIS = 0x20,  /* ufunc.reduce quirk: a 0-d input takes axis 0 or -1 */
+    R_NAN = 0x40,         /* the nan* variant of `base`: NaNs are left out */
 };
 
 typedef struct {
     const char *name;     /* the Python name */
     const char *op;       /* what NumPy's errors name (ufunc or function) */
     int kind, mode, flags;
+    int base;             /* the plain function whose rules it follows (itself but nan*) */
     int result_type;      /* fixed result dtype code, or -1 */
     int npos;             /* leading parameters that may be positional */
     signed char params[9];
 } red_func;
 
 static const red_func funcs[F_NFUNCS] = {
-    [F_SUM] = {"sum", "add", GA_RED_SUM, 0, R_LOOP_DTYPE | R_UFUNC_AXIS, -1, 7,
+    [F_SUM] = {"sum", "add", GA_RED_SUM, 0, R_LOOP_DTYPE | R_UFUNC_AXIS, F_SUM, -1, 7,
                {P_A, P_AXIS, P_DTYPE, P_OUT, P_KEEPDIMS, P_INITIAL, P_WHERE, P_END}},
-    [F_PROD] = {"prod", "multiply", GA_RED_PROD, 0, R_LOOP_DTYPE | R_UFUNC_AXIS, -1, 7,
+    [F_PROD] = {"prod", "multiply", GA_RED_PROD, 0, R_LOOP_DTYPE | R_UFUNC_AXIS, F_PROD, -1, 7,
                 {P_A, P_AXIS, P_DTYPE, P_OUT, P_KEEPDIMS, P_INITIAL, P_WHERE, P_END}},
-    [F_MEAN] = {"mean", "mean", GA_RED_MOMENTS, 0, R_RESULT_DTYPE, -1, 5,
+    [F_MEAN] = {"mean", "mean", GA_RED_MOMENTS, 0, R_RESULT_DTYPE, F_MEAN, -1, 5,
                 {P_A, P_AXIS, P_DTYPE, P_OUT, P_KEEPDIMS, P_WHERE, P_END}},
-    [F_VAR] = {"var", "var", GA_RED_MOMENTS, 1, R_RESULT_DTYPE, -1, 6,
+    [F_VAR] = {"var", "var", GA_RED_MOMENTS, 1, R_RESULT_DTYPE, F_VAR, -1, 6,
                {P_A, P_AXIS, P_DTYPE, P_OUT, P_DDOF, P_KEEPDIMS, P_WHERE, P_MEAN, P_CORRECTION}},
-    [F_STD] = {"std", "std", GA_RED_MOMENTS, 2, R_RESULT_DTYPE, -1, 6,
+    [F_STD] = {"std", "std", GA_RED_MOMENTS, 2, R_RESULT_DTYPE, F_STD, -1, 6,
                {P_A, P_AXIS, P_DTYPE, P_OUT, P_DDOF, P_KEEPDIMS, P_WHERE, P_MEAN, P_CORRECTION}},
     [F_MIN] = {"min", "minimum", GA_RED_MINMAX, 0, R_SAME_DTYPE | R_NO_IDENTITY | R_UFUNC_AXIS,
-               -1, 6, {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_INITIAL, P_WHERE, P_END}},
+               F_MIN, -1, 6, {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_INITIAL, P_WHERE, P_END}},
     [F_MAX] = {"max", "maximum", GA_RED_MINMAX, 1, R_SAME_DTYPE | R_NO_IDENTITY | R_UFUNC_AXIS,
-               -1, 6, {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_INITIAL, P_WHERE, P_END}},
+               F_MAX, -1, 6, {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_INITIAL, P_WHERE, P_END}},
     [F_PTP] = {"ptp", "maximum", GA_RED_MINMAX, 2, R_SAME_DTYPE | R_NO_IDENTITY | R_UFUNC_AXIS,
-               -1, 4, {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_END}},
+               F_PTP, -1, 4, {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_END}},
     [F_ARGMIN] = {"argmin", "argmin", GA_RED_ARG, 0,
-                  R_ORDERED | R_NO_IDENTITY | R_UFUNC_AXIS, GA_INT64, 3,
+                  R_ORDERED | R_NO_IDENTITY | R_UFUNC_AXIS, F_ARGMIN, GA_INT64, 3,
                   {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_END}},
     [F_ARGMAX] = {"argmax", "argmax", GA_RED_ARG, 1,
-                  R_ORDERED | R_NO_IDENTITY | R_UFUNC_AXIS, GA_INT64, 3,
+                  R_ORDERED | R_NO_IDENTITY | R_UFUNC_AXIS, F_ARGMAX, GA_INT64, 3,
                   {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_END}},
-    [F_ALL] = {"all", "logical_and", GA_RED_COUNT, 2, R_UFUNC_AXIS, GA_BOOL, 4,
+    [F_ALL] = {"all", "logical_and", GA_RED_COUNT, 2, R_UFUNC_AXIS, F_ALL, GA_BOOL, 4,
                {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_WHERE, P_END}},
-    [F_ANY] = {"any", "logical_or", GA_RED_COUNT, 1, R_UFUNC_AXIS, GA_BOOL, 4,
+    [F_ANY] = {"any", "logical_or", GA_RED_COUNT, 1, R_UFUNC_AXIS, F_ANY, GA_BOOL, 4,
                {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_WHERE, P_END}},
     [F_COUNT_NONZERO] = {"count_nonzero", "count_nonzero", GA_RED_COUNT, 0, R_UFUNC_AXIS,
-                         GA_INT64, 2, {P_A, P_AXIS, P_KEEPDIMS, P_END}},
+                         F_COUNT_NONZERO, GA_INT64, 2, {P_A, P_AXIS, P_KEEPDIMS, P_END}},
+    [F_NANSUM] = {"nansum", "add", GA_RED_SUM, 0, R_LOOP_DTYPE | R_UFUNC_AXIS | R_NAN, F_SUM,
+                  -1, 7, {P_A, P_AXIS, P_DTYPE, P_OUT, P_KEEPDIMS, P_INITIAL, P_WHERE, P_END}},
+    [F_NANPROD] = {"nanprod", "multiply", GA_RED_PROD, 0, R_LOOP_DTYPE | R_UFUNC_AXIS | R_NAN,
+                   F_PROD, -1, 7,
+                   {P_A, P_AXIS, P_DTYPE, P_OUT, P_KEEPDIMS, P_INITIAL, P_WHERE, P_END}},
+    [F_NANMEAN] = {"nanmean", "nanmean", GA_RED_MOMENTS, 0, R_RESULT_DTYPE | R_NAN, F_MEAN, -1,
+                   5, {P_A, P_AXIS, P_DTYPE, P_OUT, P_KEEPDIMS, P_WHERE, P_END}},
+    [F_NANVAR] = {"nanvar", "nanvar", GA_RED_MOMENTS, 1, R_RESULT_DTYPE | R_NAN, F_VAR, -1, 6,
+                  {P_A, P_AXIS, P_DTYPE, P_OUT, P_DDOF, P_KEEPDIMS, P_WHERE, P_MEAN,
+                   P_CORRECTION}},
+    [F_NANSTD] = {"nanstd", "nanstd", GA_RED_MOMENTS, 2, R_RESULT_DTYPE | R_NAN, F_STD, -1, 6,
+                  {P_A, P_AXIS, P_DTYPE, P_OUT, P_DDOF, P_KEEPDIMS, P_WHERE, P_MEAN,
+                   P_CORRECTION}},
+    [F_NANMIN] = {"nanmin", "fmin", GA_RED_MINMAX, 0,
+                  R_SAME_DTYPE | R_NO_IDENTITY | R_UFUNC_AXIS | R_NAN, F_MIN, -1, 6,
+                  {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_INITIAL, P_WHERE, P_END}},
+    [F_NANMAX] = {"nanmax", "fmax", GA_RED_MINMAX, 1,
+                  R_SAME_DTYPE | R_NO_IDENTITY | R_UFUNC_AXIS | R_NAN, F_MAX, -1, 6,
+                  {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_INITIAL, P_WHERE, P_END}},
+    [F_NANARGMIN] = {"nanargmin", "argmin", GA_RED_ARG, 0,
+                     R_ORDERED | R_NO_IDENTITY | R_UFUNC_AXIS | R_NAN, F_ARGMIN, GA_INT64, 3,
+                     {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_END}},
+    [F_NANARGMAX] = {"nanargmax", "argmax", GA_RED_ARG, 1,
+                     R_ORDERED | R_NO_IDENTITY | R_UFUNC_AXIS | R_NAN, F_ARGMAX, GA_INT64, 3,
+                     {P_A, P_AXIS, P_OUT, P_KEEPDIMS, P_END}},
 };
 
 /* ----------------------------------------------------------- arguments --- */
@@ -488,24 +526,45 @@ overlaps(const ga_array *a, const ga_array *b)
     return alo < ahi && blo < bhi && alo < bhi && blo < ahi;
 }
 
-/* Apply `initial` (sum, prod, min, max) to the result in place. */
+/* Apply `initial` (sum, prod, min, max and their nan* forms) to the result
+ * in place. */
 static int
 apply_initial(int fn, ga_array *res, PyObject *initial, int empty)
 {
     if (empty)
         return ga_assign_scalar(res, initial);
-    int id = fn == F_SUM ? GA_UF_add : fn == F_PROD ? GA_UF_multiply
-             : fn == F_MIN ? GA_UF_minimum : GA_UF_maximum;
+    int id;
+    switch (fn) {
+    case F_SUM:
+    case F_NANSUM: id = GA_UF_add; break;
+    case F_PROD:
+    case F_NANPROD: id = GA_UF_multiply; break;
+    case F_MIN: id = GA_UF_minimum; break;
+    case F_NANMIN: id = GA_UF_fmin; break;
+    case F_NANMAX: id = GA_UF_fmax; break;
+    default: id = GA_UF_maximum; break;
+    }
     PyObject *in[2] = {(PyObject *)res, initial};
     PyObject *r = ga_ufunc_apply(id, in, (PyObject *)res, NULL, NPY_UNSAFE_CASTING);
     Py_XDECREF(r);
     return r == NULL ? -1 : 0;
 }
 
+/* Call the Python helper `name` with `args` (a new tuple, stolen). */
+static PyObject *
+call_helper(const char *name, PyObject *args)
+{
+    PyObject *helper = args ? ga_helper(name) : NULL;
+    PyObject *r = helper ? PyObject_CallObject(helper, args) : NULL;
+    Py_XDECREF(args);
+    return r;
+}
+
 static PyObject *
 reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
 {
     const red_func *f = &funcs[fn];
+    const int bfn = f->base, nan_fn = (f->flags & R_NAN) != 0;
     ga_array *a = NULL, *src = NULL, *res = NULL, *out = NULL;
     PyArray_Descr *dtype = NULL;
     void *partial = NULL;
@@ -561,6 +620,9 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
     }
     if ((a = input_array(f, a_obj)) == NULL)
         goto fail;
+    /* nan* functions of inexact data leave NaNs out; of other data they
+     * are the plain functions, as in NumPy */
+    int skip_nan = nan_fn && is_inexact_code(a->type);
 
     /* axes and the output's shape */
     int nred = parse_axes(f, vals[P_AXIS], a->ndim, reduced);
@@ -586,8 +648,25 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
         store = numpy_dtype(f, fn, in_code, dcode, GA_NTYPES);
         if (store < 0)
             goto fail;
+        if (out && skip_nan && !is_inexact_code(out->type)) {
+            PyErr_SetString(PyExc_TypeError, "If a is inexact, then out must be inexact");
+            goto fail;
+        }
         if (out)
             store = out->type;
+        if ((bfn == F_VAR || bfn == F_STD) && !is_inexact_code(store)) {
+            /* an integer variance follows NumPy's truncating steps */
+            PyObject *r = call_helper("reduce_integer_var", Py_BuildValue(
+                "(sOOOOdO)", f->name, (PyObject *)a, vals[P_AXIS] ? vals[P_AXIS] : Py_None,
+                dtype ? (PyObject *)dtype : Py_None, out ? (PyObject *)out : Py_None, ddof,
+                keepdims ? Py_True : Py_False));
+            Py_DECREF(a);
+            Py_XDECREF(dtype);
+            return r;
+        }
+        if (bfn == F_MEAN && !is_inexact_code(store) && dcode < GA_NTYPES &&
+            !sum_reads_directly(in_code, dcode))
+            in_code = dcode;  /* NumPy adds in dtype=, casting each element */
     } else if (f->flags & R_SAME_DTYPE) {
         if (fn == F_PTP && a->type == GA_BOOL) {
             PyErr_SetString(PyExc_TypeError, "numpy boolean subtract, the `-` operator, is not "
@@ -598,6 +677,15 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
         store = out ? out->type : a->type;
     } else {
         store = out ? out->type : f->result_type;
+    }
+
+    if (skip_nan && !is_inexact_code(in_code)) {
+        /* NaNs count as 0 before the cast to an integer dtype= */
+        ga_array *z = (ga_array *)call_helper("replace_nan", Py_BuildValue("(O)", a));
+        if (z == NULL)
+            goto fail;
+        Py_SETREF(a, z);
+        skip_nan = 0;
     }
 
     /* out= is checked before any work */
@@ -627,26 +715,32 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
             n_red *= a->shape[i];
     int fill_initial = 0;
     if (n_red == 0 && (f->flags & R_NO_IDENTITY)) {
-        if (initial != NULL && (fn == F_MIN || fn == F_MAX)) {
+        if (initial != NULL && (bfn == F_MIN || bfn == F_MAX)) {
             fill_initial = 1;
         } else if (f->kind == GA_RED_ARG) {
-            PyErr_Format(PyExc_ValueError, "attempt to get %s of an empty sequence", f->name);
+            PyErr_Format(PyExc_ValueError, "attempt to get %s of an empty sequence",
+                         funcs[bfn].name);
             goto fail;
         } else {
             PyErr_Format(PyExc_ValueError, "zero-size array to reduction operation %s which has "
-                         "no identity", f->op);
+                         "no identity", skip_nan || !nan_fn ? f->op : funcs[bfn].op);
             goto fail;
         }
     }
-    if (fn == F_MEAN && n_red == 0 &&
+    if (bfn == F_MEAN && n_red == 0 &&
         PyErr_WarnEx(PyExc_RuntimeWarning, "Mean of empty slice", 1) < 0)
         goto fail;
-    if ((fn == F_VAR || fn == F_STD) && (double)n_red - ddof <= 0 &&
-        PyErr_WarnEx(PyExc_RuntimeWarning, "Degrees of freedom <= 0 for slice", 1) < 0)
+    if ((bfn == F_VAR || bfn == F_STD) && (double)n_red - ddof <= 0 &&
+        PyErr_WarnEx(PyExc_RuntimeWarning, skip_nan ? "Degrees of freedom <= 0 for slice."
+                     : "Degrees of freedom <= 0 for slice", 1) < 0)
         goto fail;
+    /* an integer mean is NumPy's: the sum in that dtype, then a division */
+    const int mean_by_sum = bfn == F_MEAN && !is_inexact_code(store);
 
-    /* the array the kernel writes */
-    if (out != NULL && out->type == store && !overlaps(out, a)) {
+    /* the array the kernel writes (nanargmin/nanargmax check theirs before
+     * out= sees it) */
+    if (out != NULL && out->type == store && !overlaps(out, a) &&
+        !(skip_nan && f->kind == GA_RED_ARG)) {
         res = out;
         Py_INCREF(res);
     } else {
@@ -682,8 +776,8 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
         if (ga_runtime_use_device(a->device) < 0)
             goto fail;
         plan_grid(&args, ga_array_itemsize(src), ga_runtime_sm_count(a->device));
-        args.kind = f->kind;
-        args.mode = f->mode;
+        args.kind = mean_by_sum ? GA_RED_SUM : f->kind;
+        args.mode = mean_by_sum ? 0 : f->mode | (skip_nan ? GA_RED_SKIPNAN : 0);
         args.in_type = (ga_type)src->type;
         args.out_type = (ga_type)store;
         args.ddof = ddof;
@@ -698,9 +792,29 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
             args.partial = partial;
         }
         GA_LAUNCH_TRY(ga_launch_reduce(&args, stream), stream);
+        if (mean_by_sum) {
+            PyObject *count = PyLong_FromSsize_t(n_red);
+            PyObject *in[2] = {(PyObject *)res, count};
+            PyObject *r = count ? ga_ufunc_apply(GA_UF_true_divide, in, (PyObject *)res, NULL,
+                                                 NPY_UNSAFE_CASTING) : NULL;
+            Py_XDECREF(count);
+            if (r == NULL)
+                goto fail;
+            Py_DECREF(r);
+        }
     }
     if (initial != NULL && apply_initial(fn, res, initial, 0) < 0)
         goto fail;
+    if (skip_nan && n_out > 0 && n_red > 0 && f->kind != GA_RED_SUM && f->kind != GA_RED_PROD) {
+        /* NumPy's all-NaN rules: a warning, or ValueError for nanarg*
+         * (one synchronisation, to read whether a slice was all NaN) */
+        PyObject *r = call_helper("reduce_nan_check", Py_BuildValue(
+            "(sOOOd)", f->name, (PyObject *)res, (PyObject *)a,
+            vals[P_AXIS] ? vals[P_AXIS] : Py_None, ddof));
+        if (r == NULL)
+            goto fail;
+        Py_DECREF(r);
+    }
     if (out != NULL && res != out) {
         if (ga_assign_array(out, res) < 0)
             goto fail;
@@ -734,12 +848,14 @@ reduce_call(int fn, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyO
     return reduce_impl(fn, self != NULL ? self : vals[P_A], vals);
 }
 
-#define GA_REDUCTION_ENTRY(name, fn)                                                      \
+#define GA_REDUCTION_FUNCTION(name, fn)                                                   \
     static PyObject *py_##name(PyObject *m, PyObject *const *args, Py_ssize_t nargs,      \
                                PyObject *kwnames)                                         \
     {                                                                                     \
         return reduce_call(fn, NULL, args, nargs, kwnames);                               \
-    }                                                                                     \
+    }
+#define GA_REDUCTION_ENTRY(name, fn)                                                      \
+    GA_REDUCTION_FUNCTION(name, fn)                                                       \
     PyObject *ga_array_##name(PyObject *self, PyObject *const *args, Py_ssize_t nargs,    \
                               PyObject *kwnames)                                          \
     {                                                                                     \
@@ -759,11 +875,16 @@ GA_REDUCTION_ENTRY(argmax, F_ARGMAX)
 GA_REDUCTION_ENTRY(all, F_ALL)
 GA_REDUCTION_ENTRY(any, F_ANY)
 
-static PyObject *
-py_count_nonzero(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-    return reduce_call(F_COUNT_NONZERO, NULL, args, nargs, kwnames);
-}
+GA_REDUCTION_FUNCTION(count_nonzero, F_COUNT_NONZERO)
+GA_REDUCTION_FUNCTION(nansum, F_NANSUM)
+GA_REDUCTION_FUNCTION(nanprod, F_NANPROD)
+GA_REDUCTION_FUNCTION(nanmean, F_NANMEAN)
+GA_REDUCTION_FUNCTION(nanvar, F_NANVAR)
+GA_REDUCTION_FUNCTION(nanstd, F_NANSTD)
+GA_REDUCTION_FUNCTION(nanmin, F_NANMIN)
+GA_REDUCTION_FUNCTION(nanmax, F_NANMAX)
+GA_REDUCTION_FUNCTION(nanargmin, F_NANARGMIN)
+GA_REDUCTION_FUNCTION(nanargmax, F_NANARGMAX)
 
 /* _plan_reduce(shape, strides, axes, itemsize=8, ordered=False, sm_count=132)
  * -> dict: the layout and launch plan of a reduction of an input with these
@@ -869,6 +990,33 @@ static PyMethodDef reduction_functions[] = {
                "element is true (a bool device array)."),
     GA_FN(count_nonzero, "count_nonzero(a, axis=None, *, keepdims=False)\n\nNumber of non-zero "
                          "elements (an int64 device array, 0-d for axis=None)."),
+    GA_FN(nansum, "nansum(a, axis=None, dtype=None, out=None, keepdims=False, "
+                  "initial=<no value>, where=True)\n\nSum leaving NaNs out (0 for an all-NaN "
+                  "slice)."),
+    GA_FN(nanprod, "nanprod(a, axis=None, dtype=None, out=None, keepdims=False, "
+                   "initial=<no value>, where=True)\n\nProduct leaving NaNs out."),
+    GA_FN(nanmean, "nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, "
+                   "where=True)\n\nMean of the non-NaN elements; NaN with NumPy's "
+                   "RuntimeWarning for an all-NaN slice (reading whether one was all NaN is a "
+                   "synchronisation, done only when the result holds a NaN)."),
+    GA_FN(nanvar, "nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, "
+                  "where=True, mean=None, correction=None)\n\nVariance of the non-NaN "
+                  "elements (NaN and a RuntimeWarning where count - ddof <= 0)."),
+    GA_FN(nanstd, "nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, "
+                  "where=True, mean=None, correction=None)\n\nStandard deviation of the "
+                  "non-NaN elements."),
+    GA_FN(nanmin, "nanmin(a, axis=None, out=None, keepdims=False, initial=<no value>, "
+                  "where=True)\n\nMinimum leaving NaNs out; NaN with a RuntimeWarning for an "
+                  "all-NaN slice (one synchronisation to find out)."),
+    GA_FN(nanmax, "nanmax(a, axis=None, out=None, keepdims=False, initial=<no value>, "
+                  "where=True)\n\nMaximum leaving NaNs out; NaN with a RuntimeWarning for an "
+                  "all-NaN slice (one synchronisation to find out)."),
+    GA_FN(nanargmin, "nanargmin(a, axis=None, out=None, *, keepdims=False)\n\nIndex of the "
+                     "minimum leaving NaNs out; ValueError for an all-NaN slice (one "
+                     "synchronisation to find out)."),
+    GA_FN(nanargmax, "nanargmax(a, axis=None, out=None, *, keepdims=False)\n\nIndex of the "
+                     "maximum leaving NaNs out; ValueError for an all-NaN slice (one "
+                     "synchronisation to find out)."),
     {"_plan_reduce", (PyCFunction)(void (*)(void))py_plan_reduce, METH_VARARGS | METH_KEYWORDS,
      "Layout and launch plan of a reduction (for tests)."},
     {NULL, NULL, 0, NULL},

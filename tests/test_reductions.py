@@ -21,7 +21,9 @@ FUNCS = ["sum", "prod", "mean", "var", "std", "min", "max", "ptp", "argmin", "ar
          "any", "count_nonzero"]
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int32, np.uint16, np.int64, np.float16,
                                 np.float32, np.float64, np.complex64)]
-ORDERED = {"argmin", "argmax"}          # one axis only
+NAN_FUNCS = ["nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmin", "nanmax",
+             "nanargmin", "nanargmax"]
+ORDERED = {"argmin", "argmax", "nanargmin", "nanargmax"}          # one axis only
 AXES = [None, 0, -1, 1, (0, 2), (), (-1, 0, 1)]
 
 RTOL = {"e": 1e-2, "f": 1e-5, "d": 1e-12, "F": 1e-5, "D": 1e-12}
@@ -32,6 +34,7 @@ def sample(rng, shape, dtype, func=""):
     products wrap exactly as NumPy's), floats of magnitude ~100 (~4 for
     float16, whose NumPy variance would overflow), values near 1 for prod."""
     dtype = np.dtype(dtype)
+    func = {"nanprod": "prod"}.get(func, func)
     if dtype.kind == "b":
         return rng.random(shape) < (0.9 if func == "all" else 0.5)
     if dtype.kind in "iu":
@@ -65,10 +68,12 @@ def scale_of(func, x, axis, keepdims):
     if x.dtype.kind not in "fc" or x.size == 0:
         return 0.0
     ax = np.abs(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64))
-    if func == "sum":
-        return np.sum(ax, axis=axis, keepdims=keepdims)
-    if func == "mean":
-        return np.mean(ax, axis=axis, keepdims=keepdims)
+    if func in ("sum", "nansum"):
+        return np.nansum(ax, axis=axis, keepdims=keepdims)
+    if func in ("mean", "nanmean"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.nanmean(ax, axis=axis, keepdims=keepdims)
     return 0.0
 
 
@@ -108,7 +113,8 @@ def reference(func, x, **kw):
     axes one element after the other in float32 (relative errors of 1e-4 on
     200,000 elements), the device in double.  The dtype stays NumPy's."""
     want = numpy_call(func, x, **kw)
-    if x.dtype.char in "efF" and func in ("sum", "prod", "mean", "var", "std"):
+    if x.dtype.char in "efF" and func.removeprefix("nan") in ("sum", "prod", "mean", "var",
+                                                              "std"):
         wide = x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
         want = numpy_call(func, wide, **kw).astype(want.dtype)
     return want
@@ -257,7 +263,7 @@ def test_plan_reduce_rejects_bad_axes():
 # ======================================================= host-side checks
 
 def test_every_reduction_is_a_function_and_a_method():
-    for name in FUNCS + ["amin", "amax"]:
+    for name in FUNCS + NAN_FUNCS + ["amin", "amax", "average", "diff"]:
         assert callable(getattr(gp, name)), name
     for name in ["sum", "prod", "mean", "var", "std", "min", "max", "ptp", "argmin", "argmax",
                  "all", "any"]:
@@ -265,7 +271,7 @@ def test_every_reduction_is_a_function_and_a_method():
     assert gp.amin is gp.min and gp.amax is gp.max
 
 
-@pytest.mark.parametrize("func", FUNCS)
+@pytest.mark.parametrize("func", FUNCS + NAN_FUNCS + ["average", "diff"])
 def test_host_array_refused(func):
     with pytest.raises(TypeError, match="gpuarr.asarray"):
         getattr(gp, func)(np.ones(3))
@@ -285,8 +291,12 @@ def test_result_dtypes_are_numpys(dtype):
     x = np.zeros(3, dtype)
     for name in ["sum", "prod", "mean", "var", "std"]:
         assert _result_dtype(name, dtype, None, None) == numpy_call(name, x).dtype
+    for name in ["nansum", "nanprod", "nanmean", "nanvar", "nanstd"]:
+        assert _result_dtype(name, dtype, None, None) == numpy_call(name, x).dtype
     for arg in [np.dtype("f4"), np.dtype("i8"), np.dtype("u1")]:
         assert _result_dtype("sum", dtype, arg, None) == numpy_call("sum", x, dtype=arg).dtype
+        assert _result_dtype("nansum", dtype, arg, None) == \
+            numpy_call("nansum", x, dtype=arg).dtype
     # out= takes part in choosing sum's loop (float32 data summed into a
     # float64 out= adds in float64)
     assert _result_dtype("sum", np.dtype("f4"), None, np.dtype("f8")) == np.dtype("f8")
@@ -481,8 +491,13 @@ def test_dtype_argument(func, dtype, arg, rng):
     for axis in [None, 0, 1]:
         want = numpy_call(func, host, axis=axis, dtype=arg)
         rtol = 2e-2 if want.dtype == np.float16 else None
+        # integers summed in a float dtype= round like floats: NumPy adds
+        # int32 data in float32 (errors of 1e-5 of the result where the
+        # terms cancel), the device in double, so the error allowed scales
+        # with sum(|x|), as for float inputs
+        summed = host.astype(want.dtype) if want.dtype.kind in "fc" else host
         assert_matches(device_call(func, x, axis=axis, dtype=arg), want, rtol=rtol,
-                       atol=scale_of(func, host, axis, False))
+                       atol=scale_of(func, summed, axis, False))
 
 
 @gpu
@@ -588,3 +603,256 @@ def test_numpy_functions_dispatch_to_the_device(rng):
     assert_matches(r, np.sum(host, axis=0), atol=scale_of("sum", host, 0, False))
     assert_matches(np.std(x), np.std(host))
     assert_matches(np.argmax(x, axis=1), np.argmax(host, axis=1))
+
+
+def test_nan_functions_check_arguments_before_the_device():
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        gp.nanmin(np.ones(3), ddof=1)
+    with pytest.raises(TypeError, match="positional"):
+        gp.nanargmax(np.ones(3), None, None, True)
+    with pytest.raises(ValueError, match="order must be non-negative"):
+        gp.diff([1, 2, 3], n=-1)
+
+
+# ================================================== nan*, average, diff
+
+def with_nans(rng, host, frac=0.25):
+    """A copy of host with about `frac` of its elements NaN (floats and
+    complex; other dtypes unchanged)."""
+    host = host.copy()
+    if host.dtype.kind in "fc" and host.size:
+        host[rng.random(host.shape) < frac] = np.nan
+    return host
+
+
+def numpy_or_error(func, host, **kw):
+    """NumPy's answer, or the ValueError it raises (nanarg* of an all-NaN
+    slice, min of an empty one)."""
+    try:
+        return reference(func, host, **kw), None
+    except ValueError as exc:
+        return None, exc
+
+
+def check_nan_func(func, host, x, **kw):
+    want, err = numpy_or_error(func, host, **kw)
+    if err is not None:
+        with pytest.raises(ValueError, match=str(err)):
+            device_call(func, x, **kw)
+        return
+    got = device_call(func, x, **kw)
+    assert_matches(got, want, atol=scale_of(func, host, kw.get("axis"), kw.get("keepdims")))
+
+
+NAN_DTYPES = [np.dtype(t) for t in (np.bool_, np.int16, np.uint8, np.int64, np.float16,
+                                    np.float32, np.float64, np.complex64, np.complex128)]
+
+
+@gpu
+@pytest.mark.parametrize("layout", ["c", "t", "neg", "slice"])
+@pytest.mark.parametrize("dtype", NAN_DTYPES, ids=str)
+@pytest.mark.parametrize("func", NAN_FUNCS)
+def test_nan_functions_against_numpy(func, dtype, layout, rng):
+    host = with_nans(rng, sample(rng, (5, 6, 7), dtype, func))
+    base, view = layouts(host)[layout]
+    x = view(gp.asarray(base))
+    for axis, keepdims in itertools.product(AXES, [False, True]):
+        if func in ORDERED and isinstance(axis, tuple):
+            continue
+        check_nan_func(func, host, x, axis=axis, keepdims=keepdims)
+
+
+@gpu
+@pytest.mark.parametrize("func", NAN_FUNCS)
+def test_nan_functions_big_inputs(func, rng):
+    # the split (two-kernel) paths, with NaNs; whole NaN columns where
+    # NumPy warns or raises
+    for shape, axis in [((3_000_000,), None), ((200_000, 5), 0), ((5, 200_000), 1),
+                        ((2048, 2048), 0)]:
+        host = with_nans(rng, sample(rng, shape, np.float32, func), 0.3)
+        check_nan_func(func, host, gp.asarray(host), axis=axis)
+    host = with_nans(rng, sample(rng, (64, 4096), np.float64, func), 0.5)
+    host[:, 7] = np.nan
+    check_nan_func(func, host, gp.asarray(host), axis=0)
+
+
+@gpu
+def test_all_nan_slices_follow_numpy():
+    host = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan]])
+    x = gp.asarray(host)
+    for func in ["nanmin", "nanmax", "nanmean"]:
+        msg = "All-NaN slice" if func != "nanmean" else "Mean of empty slice"
+        with pytest.warns(RuntimeWarning, match=msg):
+            got = getattr(gp, func)(x, axis=1)
+        assert_matches(got, numpy_call(func, host, axis=1))
+    for func in ["nanvar", "nanstd"]:
+        with pytest.warns(RuntimeWarning, match=r"Degrees of freedom <= 0 for slice\."):
+            got = getattr(gp, func)(x, axis=1, ddof=2)
+        assert_matches(got, numpy_call(func, host, axis=1, ddof=2))
+    for func in ["nanargmin", "nanargmax"]:
+        with pytest.raises(ValueError, match="All-NaN slice encountered"):
+            getattr(gp, func)(x, axis=1)
+        out = gp.full((2,), 7, np.int64)
+        with pytest.raises(ValueError, match="All-NaN slice encountered"):
+            getattr(gp, func)(x, axis=1, out=out)
+        assert (out.get() == 7).all()
+        assert_matches(getattr(gp, func)(x[:1], axis=1), numpy_call(func, host[:1], axis=1))
+    # sums of all-NaN slices are the identity, silently
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert_matches(gp.nansum(x, axis=1), np.nansum(host, axis=1))
+        assert_matches(gp.nanprod(x, axis=1), np.nanprod(host, axis=1))
+        # no all-NaN slice: no warning, no error
+        assert_matches(gp.nanmin(x, axis=0), np.nanmin(host, axis=0))
+        assert_matches(gp.nanargmax(x[0]), np.nanargmax(host[0]))
+        # a NaN mean from inf - inf is not an empty slice (NumPy is silent)
+        inf = np.array([np.inf, -np.inf, np.nan])
+        assert_matches(gp.nanmean(gp.asarray(inf)), np.nanmean(inf))
+
+
+@gpu
+def test_nanargmin_counts_nan_as_infinity():
+    # NumPy replaces NaN by +inf (argmin) / -inf (argmax): ties go to the
+    # first index, even a NaN's
+    for host in [np.array([np.nan, np.inf, 1.0]), np.array([np.nan, np.inf]),
+                 np.array([np.inf, np.nan]), np.array([-np.inf, np.nan, 2.0]),
+                 np.array([np.nan, -np.inf])]:
+        x = gp.asarray(host)
+        assert int(gp.nanargmin(x)) == np.nanargmin(host), host
+        assert int(gp.nanargmax(x)) == np.nanargmax(host), host
+
+
+@gpu
+def test_nan_functions_empty_and_errors(rng):
+    e = gp.zeros((0,), np.float32)
+    assert_matches(gp.nansum(e), np.nansum(np.zeros(0, np.float32)))
+    assert_matches(gp.nanprod(e), np.nanprod(np.zeros(0, np.float32)))
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        assert_matches(gp.nanmean(e), np.float32(np.nan))
+    with pytest.raises(ValueError, match="reduction operation fmin which has no identity"):
+        gp.nanmin(e)
+    with pytest.raises(ValueError, match="reduction operation maximum which has no identity"):
+        gp.nanmax(gp.zeros((0,), np.int32))
+    with pytest.raises(ValueError, match="attempt to get argmin of an empty sequence"):
+        gp.nanargmin(e)
+    x = gp.asarray(with_nans(rng, sample(rng, (4, 5), np.float64)))
+    with pytest.raises(TypeError, match="If a is inexact, then dtype must be inexact"):
+        gp.nanmean(x, dtype=np.int32)
+    with pytest.raises(TypeError, match="If a is inexact, then out must be inexact"):
+        gp.nanmean(x, axis=0, out=gp.empty((5,), np.int64))
+    with pytest.raises(np.exceptions.AxisError):
+        gp.nanmax(x, axis=2)
+    with pytest.raises(np.exceptions.AxisError):
+        gp.nanargmin(x, axis=-3)
+    with pytest.raises(TypeError, match="'tuple' object cannot be interpreted as an integer"):
+        gp.nanargmin(x, axis=(0, 1))
+
+
+@gpu
+def test_nan_functions_dtype_out_initial(rng):
+    host = with_nans(rng, sample(rng, (30, 40), np.float64))
+    x = gp.asarray(host)
+    # NaNs are zero before the cast to an integer dtype=
+    for axis in [None, 0]:
+        assert_matches(gp.nansum(x, axis=axis, dtype=np.int32),
+                       np.nansum(host, axis=axis, dtype=np.int32))
+        assert_matches(gp.nanmean(x, axis=axis, dtype=np.float32),
+                       np.nanmean(host, axis=axis, dtype=np.float32), rtol=1e-5,
+                       atol=scale_of("nanmean", host, axis, False))
+    out = gp.empty((40,), np.float32)
+    assert gp.nanstd(x, axis=0, out=out) is out
+    assert_matches(out, np.nanstd(host, axis=0).astype(np.float32))
+    assert_matches(gp.nanmax(x, axis=1, initial=150.0), np.nanmax(host, axis=1, initial=150.0))
+    assert_matches(gp.nansum(x, initial=3.0), np.nansum(host, initial=3.0),
+                   atol=scale_of("sum", host, None, False))
+    o32 = gp.empty((40,), np.int32)
+    assert_matches(gp.nanargmin(x, axis=0, out=o32), np.nanargmin(host, axis=0).astype(np.int32))
+    assert_matches(gp.nanvar(x, ddof=1, axis=1), np.nanvar(host, ddof=1, axis=1))
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.float32, np.float64, np.complex64])
+def test_average_against_numpy(dtype, rng):
+    host = sample(rng, (4, 5, 6), dtype)
+    x = gp.asarray(host)
+    w = rng.uniform(0.5, 2.0, (4, 5, 6)).astype(np.float32)
+    for axis in [None, 0, -1, (0, 2)]:
+        for keepdims in [False, True]:
+            want = np.average(host, axis=axis, keepdims=keepdims)
+            assert_matches(gp.average(x, axis=axis, keepdims=keepdims), want,
+                           atol=scale_of("mean", host.astype(want.dtype), axis, keepdims))
+            want, wsum = np.average(host, axis=axis, weights=w, returned=True,
+                                    keepdims=keepdims)
+            got, gsum = gp.average(x, axis=axis, weights=gp.asarray(w), returned=True,
+                                   keepdims=keepdims)
+            assert_matches(got, want, atol=scale_of("mean", host.astype(want.dtype) *
+                                                    w.max(), axis, keepdims))
+            assert_matches(gsum, wsum, rtol=1e-5)
+    # 1-d weights along one axis, tuple axes with weights of those axes
+    w1 = rng.uniform(0.5, 2.0, 5)
+    assert_matches(gp.average(x, axis=1, weights=gp.asarray(w1)),
+                   np.average(host, axis=1, weights=w1),
+                   atol=scale_of("mean", host.astype(np.complex128 if host.dtype.kind == "c"
+                                                     else np.float64), 1, False) * 2)
+    w2 = rng.uniform(0.5, 2.0, (6, 4))
+    assert_matches(gp.average(x, axis=(2, 0), weights=gp.asarray(w2)),
+                   np.average(host, axis=(2, 0), weights=w2),
+                   atol=scale_of("mean", host.astype(np.complex128 if host.dtype.kind == "c"
+                                                     else np.float64), (0, 2), False) * 2)
+    avg, count = gp.average(x, axis=0, returned=True)
+    assert count == np.average(host, axis=0, returned=True)[1]
+
+
+@gpu
+def test_average_errors(rng):
+    x = gp.asarray(sample(rng, (3, 4), np.float64))
+    with pytest.raises(TypeError, match="Axis must be specified"):
+        gp.average(x, weights=gp.ones(4))
+    with pytest.raises(ValueError, match="Shape of weights must be consistent"):
+        gp.average(x, axis=0, weights=gp.ones(4))
+    with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
+        gp.average(x, axis=1, weights=gp.zeros(4))
+    with pytest.raises(np.exceptions.AxisError):
+        gp.average(x, axis=2)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int64, np.float32,
+                                   np.complex64])
+def test_diff_against_numpy(dtype, rng):
+    host = sample(rng, (5, 6, 7), dtype)
+    base, view = layouts(host)["t"]
+    x = view(gp.asarray(base))
+    for n in [0, 1, 2, 3]:
+        for axis in [-1, 0, 1]:
+            assert_matches(gp.diff(x, n=n, axis=axis), np.diff(host, n=n, axis=axis))
+    assert_matches(gp.diff(x, n=7), np.diff(host, n=7))   # more than the axis: empty
+    one = np.ones((), dtype)
+    assert_matches(gp.diff(x, axis=0, prepend=gp.asarray(one), append=gp.asarray(one)),
+                   np.diff(host, axis=0, prepend=one, append=one))
+    edge = sample(rng, (5, 2, 7), dtype)
+    assert_matches(gp.diff(x, axis=1, append=gp.asarray(edge)),
+                   np.diff(host, axis=1, append=edge))
+    assert_matches(gp.diff(x, axis=1, n=2, prepend=gp.asarray(edge)),
+                   np.diff(host, axis=1, n=2, prepend=edge))
+    with pytest.raises(np.exceptions.AxisError):
+        gp.diff(x, axis=3)
+    with pytest.raises(ValueError, match="at least one dimensional"):
+        gp.diff(gp.asarray(one))
+
+
+@gpu
+def test_numpy_dispatch_of_the_new_functions(rng):
+    host = with_nans(rng, sample(rng, (8, 9), np.float64))
+    x = gp.asarray(host)
+    for func in ["nansum", "nanmean", "nanstd", "nanmax", "nanargmin"]:
+        r = getattr(np, func)(x, axis=0)
+        assert isinstance(r, gp.ndarray), func
+        assert_matches(r, numpy_call(func, host, axis=0), atol=scale_of(func, host, 0, False))
+    clean = sample(rng, (8, 9), np.float64)
+    c = gp.asarray(clean)
+    assert_matches(np.average(c, axis=1, weights=gp.asarray(np.arange(1.0, 10.0))),
+                   np.average(clean, axis=1, weights=np.arange(1.0, 10.0)))
+    assert_matches(np.diff(c, axis=0), np.diff(clean, axis=0))
+    assert_matches(np.cumsum(c, axis=1), np.cumsum(clean, axis=1),
+                   atol=np.cumsum(np.abs(clean), axis=1))

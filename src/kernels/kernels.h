@@ -10,6 +10,7 @@
 #ifndef GA_KERNELS_H
 #define GA_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
@@ -174,6 +175,13 @@ typedef enum {
     GA_RED_NKINDS
 } ga_reduce_kind;
 
+/* A flag added to `mode` for float and complex inputs (nansum, nanprod,
+ * nanmin/nanmax, nanmean/nanvar/nanstd, nanargmin/nanargmax): NaN elements
+ * are left out (nanarg*: count as +-inf, and a slice with no other value
+ * gives index -1; nanmin/nanmax of such a slice give NaN, nanvar NaN where
+ * count - ddof <= 0). */
+#define GA_RED_SKIPNAN 0x10
+
 /* Largest accumulator of a partial result, in bytes. */
 #define GA_REDUCE_ACC_BYTES 32
 /* Threads of every reduction block. */
@@ -217,6 +225,22 @@ typedef struct {
 } ga_reduce_args;
 
 cudaError_t ga_launch_reduce(const ga_reduce_args *args, cudaStream_t stream);
+
+/* ---- scan.cu: inclusive scans along rows (cumsum, cumprod) ---- */
+
+enum { GA_SCAN_ADD = 0, GA_SCAN_MUL = 1 };
+/* Elements a warp scans in one piece; longer rows are scanned in chunks of
+ * this many, their totals scanned first (a temporary buffer). */
+#define GA_SCAN_CHUNK 1024
+
+/* Bytes of the temporary buffer ga_launch_scan needs for (rows, n) of
+ * `itemsize`-byte elements (0 when no row is longer than a chunk). */
+size_t ga_scan_tmp_bytes(int itemsize, int64_t rows, int64_t n);
+/* out[r, :] = inclusive scan (GA_SCAN_ADD / GA_SCAN_MUL) of in[r, :], both
+ * C-contiguous (rows, n) arrays of `type` (in may be out); `tmp` holds
+ * ga_scan_tmp_bytes bytes (alive until the work on the stream is done). */
+cudaError_t ga_launch_scan(ga_type type, int op, const char *in, char *out, int64_t rows,
+                           int64_t n, void *tmp, cudaStream_t stream);
 
 /* ---- label.cu: connected components (scipy.ndimage.label) ---- */
 

@@ -188,9 +188,10 @@ struct MinMaxOp {
     }
     static __device__ __forceinline__ void store(char *p, const ga_reduce_args &a, Acc v)
     {
-        if (a.mode == 0) {
+        const int m = a.mode & 3;
+        if (m == 0) {
             store_any(p, a.out_type, v.lo);
-        } else if (a.mode == 1) {
+        } else if (m == 1) {
             store_any(p, a.out_type, v.hi);
         } else if constexpr (std::is_integral<W>::value) {
             // wraps in the output type, as NumPy's subtract does
@@ -219,7 +220,7 @@ struct ArgOp {
     static __device__ __forceinline__ void add(Acc &s, T x, int64_t idx, const ga_reduce_args &a)
     {
         W w = widen<W>(x);
-        if (s.i < 0 || better(w, s.v, a.mode)) {
+        if (s.i < 0 || better(w, s.v, a.mode & 1)) {
             s.v = w;
             s.i = idx;
         }
@@ -234,7 +235,7 @@ struct ArgOp {
             x = y;
             y = t;
         }
-        return better(y.v, x.v, a.mode) ? y : x;
+        return better(y.v, x.v, a.mode & 1) ? y : x;
     }
     static __device__ __forceinline__ void store(char *p, const ga_reduce_args &a, Acc v)
     {
@@ -331,7 +332,8 @@ struct MomentsOp {
     }
     static __device__ __forceinline__ void store(char *p, const ga_reduce_args &a, Acc v)
     {
-        if (a.mode == 0) {
+        const int m = a.mode & 3;
+        if (m == 0) {
             double mr = v.n > 0 ? v.mr : NAN, mi = v.n > 0 ? v.mi : NAN;
             if constexpr (Cx) store_any(p, a.out_type, ga_c128{mr, mi});
             else store_any(p, a.out_type, mr);
@@ -342,7 +344,89 @@ struct MomentsOp {
         double div = v.n - a.ddof;
         double var = v.m2 / (div > 0 ? div : 0.0);
         if (v.n == 0 || !isfinite(v.mr) || (Cx && !isfinite(v.mi))) var = NAN;
-        store_any(p, a.out_type, a.mode == 2 ? sqrt(var) : var);
+        store_any(p, a.out_type, m == 2 ? sqrt(var) : var);
+    }
+};
+
+// ------------------------------------------------------------ nan* forms --
+//
+// mode | GA_RED_SKIPNAN, float and complex inputs only: the operations
+// above with NaN elements left out, so folds, merges and the partial buffer
+// serve unchanged (NumPy's nansum/nanprod replace NaN by the identity,
+// nanmin/nanmax use fmin/fmax, nanmean/nanvar count the other elements).
+
+template <class T> __device__ __forceinline__ bool elem_is_nan(T x)
+{
+    if constexpr (ga_is_half<T>) return __hisnan(x);
+    else if constexpr (ga_is_complex<T>::value) return isnan(x.re) || isnan(x.im);
+    else return isnan(x);
+}
+
+template <class Op>
+struct SkipNan : Op {
+    template <class T>
+    static __device__ __forceinline__ void add(typename Op::State &s, T x, int64_t idx,
+                                               const ga_reduce_args &a)
+    {
+        if (!elem_is_nan(x)) Op::add(s, x, idx, a);
+    }
+};
+
+// nanmin / nanmax: a slice with nothing left keeps the identity, lo > hi,
+// and gives NaN (the host then warns, as NumPy does).
+template <class W>
+struct NanMinMaxOp : SkipNan<MinMaxOp<W>> {
+    using Acc = typename MinMaxOp<W>::Acc;
+    static __device__ __forceinline__ void store(char *p, const ga_reduce_args &a, Acc v)
+    {
+        if (!less(v.hi, v.lo)) MinMaxOp<W>::store(p, a, v);
+        else if constexpr (std::is_same<W, ga_c128>::value) store_any(p, a.out_type, ga_c128{NAN, NAN});
+        else store_any(p, a.out_type, (double)NAN);
+    }
+};
+
+// nanvar / nanstd: NaN where count - ddof <= 0 (np.var divides by 0 there).
+template <bool Cx>
+struct NanMomentsOp : SkipNan<MomentsOp<Cx>> {
+    using Acc = typename MomentsOp<Cx>::Acc;
+    static __device__ __forceinline__ void store(char *p, const ga_reduce_args &a, Acc v)
+    {
+        if ((a.mode & 3) != 0 && v.n - a.ddof <= 0) store_any(p, a.out_type, (double)NAN);
+        else MomentsOp<Cx>::store(p, a, v);
+    }
+};
+
+// nanargmin / nanargmax: NumPy replaces NaN by +inf (argmin) or -inf
+// (argmax) and raises for a slice that was all NaN, so NaNs take part as
+// infinities (first index on ties) and `seen` tells whether any element
+// was not NaN; without one the index stored is -1.
+template <class W>
+struct NanArgOp {
+    using Base = ArgOp<W>;
+    struct Acc { typename Base::Acc b; int64_t seen; };
+    using State = Acc;
+    static __device__ __forceinline__ Acc identity() { return Acc{Base::identity(), 0}; }
+    static __device__ __forceinline__ Acc init() { return identity(); }
+    template <class T>
+    static __device__ __forceinline__ void add(Acc &s, T x, int64_t idx, const ga_reduce_args &a)
+    {
+        if (elem_is_nan(x)) {
+            const double inf = (a.mode & 1) ? -INFINITY : INFINITY;
+            if constexpr (std::is_same<W, ga_c128>::value) Base::add(s.b, ga_c128{inf, 0.0}, idx, a);
+            else Base::add(s.b, (W)inf, idx, a);
+        } else {
+            Base::add(s.b, x, idx, a);
+            s.seen = 1;
+        }
+    }
+    static __device__ __forceinline__ Acc acc(Acc s) { return s; }
+    static __device__ __forceinline__ Acc merge(Acc x, Acc y, const ga_reduce_args &a)
+    {
+        return Acc{Base::merge(x.b, y.b, a), x.seen | y.seen};
+    }
+    static __device__ __forceinline__ void store(char *p, const ga_reduce_args &a, Acc v)
+    {
+        store_any(p, a.out_type, v.seen ? v.b.i : (int64_t)-1);
     }
 };
 
@@ -529,6 +613,7 @@ cudaError_t launch(const ga_reduce_args &a, cudaStream_t stream)
 cudaError_t launch_sum_prod(const ga_reduce_args &a, cudaStream_t stream);
 cudaError_t launch_minmax_arg(const ga_reduce_args &a, cudaStream_t stream);
 cudaError_t launch_count_moments(const ga_reduce_args &a, cudaStream_t stream);
+cudaError_t launch_nan(const ga_reduce_args &a, cudaStream_t stream);
 
 } // namespace ga_red
 

@@ -1,0 +1,283 @@
+// scan.cu -- inclusive scans along the rows of a C-contiguous (rows, n)
+// array: cumsum and cumprod (NumPy's add.accumulate / multiply.accumulate).
+//
+// Reduce-then-scan, every step done by whole warps:
+//
+//   1. each row is cut into chunks of GA_SCAN_CHUNK elements; one warp per
+//      chunk folds it to a total (k_scan_total);
+//   2. the totals, (rows, chunks) in the temporary buffer, are scanned the
+//      same way in place (recursively: a level per factor of GA_SCAN_CHUNK);
+//   3. one warp per chunk scans it again, starting from the scanned total of
+//      the chunks before it (k_scan).
+//
+// Rows of at most one chunk skip steps 1-2.  Within a chunk a warp walks
+// tiles of 32 x ITEMS elements: each lane scans its ITEMS consecutive
+// elements in registers, the lanes' totals are scanned with shuffles, and
+// a running carry joins the tiles.  Two reads and one write per element
+// for long rows, one read and one write for short ones; the order of the
+// additions differs from NumPy's sequential loop, so float results agree to
+// rounding, not bit for bit.
+//
+// Types are keyed by what the operation needs: integers by size (two's
+// complement addition and multiplication wrap the same whatever the sign),
+// bool as a byte (add is logical or, multiply logical and, as NumPy's bool
+// loops), float16 computed in float and rounded at every step as NumPy's
+// half loops, float, double and both complex types.
+#include "kernel_common.cuh"
+
+namespace {
+
+constexpr int ITEMS = 8;
+constexpr int TILE = 32 * ITEMS;
+constexpr int WARPS = 8;  // per block
+
+// ------------------------------------------------------------ operations --
+
+template <class T> struct Add {
+    static __device__ __forceinline__ T id() { return T(0); }
+    static __device__ __forceinline__ T op(T a, T b) { return (T)(a + b); }
+};
+template <class T> struct Mul {
+    static __device__ __forceinline__ T id() { return T(1); }
+    // products of narrow unsigned types in 32 bits: no promotion to int
+    static __device__ __forceinline__ T op(T a, T b)
+    {
+        if constexpr (sizeof(T) < 4) return (T)((uint32_t)a * (uint32_t)b);
+        else return a * b;
+    }
+};
+struct BoolOr {  // bool + bool
+    static __device__ __forceinline__ uint8_t id() { return 0; }
+    static __device__ __forceinline__ uint8_t op(uint8_t a, uint8_t b) { return a | b; }
+};
+struct BoolAnd {  // bool * bool
+    static __device__ __forceinline__ uint8_t id() { return 1; }
+    static __device__ __forceinline__ uint8_t op(uint8_t a, uint8_t b) { return a & b; }
+};
+struct HalfAdd {
+    static __device__ __forceinline__ __half id() { return __float2half(0.0f); }
+    static __device__ __forceinline__ __half op(__half a, __half b)
+    {
+        return __float2half(__half2float(a) + __half2float(b));
+    }
+};
+struct HalfMul {
+    static __device__ __forceinline__ __half id() { return __float2half(1.0f); }
+    static __device__ __forceinline__ __half op(__half a, __half b)
+    {
+        return __float2half(__half2float(a) * __half2float(b));
+    }
+};
+template <class C> struct CxAdd {
+    static __device__ __forceinline__ C id() { return C{0, 0}; }
+    static __device__ __forceinline__ C op(C a, C b) { return C{a.re + b.re, a.im + b.im}; }
+};
+template <class C> struct CxMul {
+    static __device__ __forceinline__ C id() { return C{1, 0}; }
+    static __device__ __forceinline__ C op(C a, C b)
+    {
+        return C{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+    }
+};
+
+// ---------------------------------------------------------------- warps --
+
+// Shuffles of any element type, as 32-bit words.
+template <class T>
+__device__ __forceinline__ T shfl_up(T x, int d)
+{
+    constexpr int N = (sizeof(T) + 3) / 4;
+    unsigned w[N] = {};
+    memcpy(w, &x, sizeof(T));
+#pragma unroll
+    for (int k = 0; k < N; ++k) w[k] = __shfl_up_sync(0xffffffffu, w[k], d);
+    T r;
+    memcpy(&r, w, sizeof(T));
+    return r;
+}
+
+template <class T>
+__device__ __forceinline__ T shfl_idx(T x, int src)
+{
+    constexpr int N = (sizeof(T) + 3) / 4;
+    unsigned w[N] = {};
+    memcpy(w, &x, sizeof(T));
+#pragma unroll
+    for (int k = 0; k < N; ++k) w[k] = __shfl_sync(0xffffffffu, w[k], src);
+    T r;
+    memcpy(&r, w, sizeof(T));
+    return r;
+}
+
+// Inclusive scan of one value per lane.
+template <class Op, class T>
+__device__ __forceinline__ T warp_scan(T x, int lane)
+{
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        T y = shfl_up(x, d);
+        if (lane >= d) x = Op::op(y, x);
+    }
+    return x;
+}
+
+// ---------------------------------------------------------------- kernels --
+
+// Warp task w: row w / nc, chunk w % nc, elements [c * chunk, ...) of the
+// row, at most `chunk` of them.
+struct Task {
+    int64_t row, c, begin, len;
+};
+
+__device__ __forceinline__ Task task_of(int64_t w, int64_t n, int64_t nc, int64_t chunk)
+{
+    Task t;
+    t.row = w / nc;
+    t.c = w - t.row * nc;
+    t.begin = t.c * chunk;
+    t.len = n - t.begin < chunk ? n - t.begin : chunk;
+    return t;
+}
+
+// tot[w] = fold of warp task w's chunk.
+template <class Op, class T>
+__global__ void __launch_bounds__(32 * WARPS)
+k_scan_total(const T *__restrict__ in, T *__restrict__ tot, int64_t rows, int64_t n, int64_t nc,
+             int64_t chunk)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t nwarps = (int64_t)gridDim.x * WARPS;
+    for (int64_t w = (int64_t)blockIdx.x * WARPS + threadIdx.x / 32; w < rows * nc; w += nwarps) {
+        const Task t = task_of(w, n, nc, chunk);
+        const T *p = in + t.row * n + t.begin;
+        T acc = Op::id();
+        for (int64_t i = lane; i < t.len; i += 32) acc = Op::op(acc, p[i]);
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) {
+            T y = shfl_idx(acc, (lane + d) & 31);
+            acc = Op::op(acc, y);
+        }
+        if (lane == 0) tot[w] = acc;
+    }
+}
+
+// out = inclusive scan of in along each chunk, starting from the scanned
+// totals of the chunks before (carry[w - 1] within the row) when carry is
+// given.  in may be out.
+template <class Op, class T>
+__global__ void __launch_bounds__(32 * WARPS)
+k_scan(const T *in, T *out, const T *__restrict__ carry, int64_t rows, int64_t n, int64_t nc,
+       int64_t chunk)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t nwarps = (int64_t)gridDim.x * WARPS;
+    for (int64_t w = (int64_t)blockIdx.x * WARPS + threadIdx.x / 32; w < rows * nc; w += nwarps) {
+        const Task t = task_of(w, n, nc, chunk);
+        const T *p = in + t.row * n + t.begin;
+        T *q = out + t.row * n + t.begin;
+        T run = carry != nullptr && t.c > 0 ? carry[w - 1] : Op::id();
+        for (int64_t t0 = 0; t0 < t.len; t0 += TILE) {
+            const int64_t i0 = t0 + (int64_t)lane * ITEMS;
+            T v[ITEMS];
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) v[k] = i0 + k < t.len ? p[i0 + k] : Op::id();
+#pragma unroll
+            for (int k = 1; k < ITEMS; ++k) v[k] = Op::op(v[k - 1], v[k]);
+            const T incl = warp_scan<Op>(v[ITEMS - 1], lane);
+            T before = shfl_up(incl, 1);
+            before = lane == 0 ? run : Op::op(run, before);
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k)
+                if (i0 + k < t.len) q[i0 + k] = Op::op(before, v[k]);
+            run = Op::op(run, shfl_idx(incl, 31));
+        }
+    }
+}
+
+// --------------------------------------------------------------- launchers --
+
+int64_t blocks_for(int64_t warps)
+{
+    int64_t b = (warps + WARPS - 1) / WARPS;
+    return b < ((int64_t)1 << 30) ? b : ((int64_t)1 << 30);
+}
+
+size_t align16(size_t b) { return (b + 15) & ~(size_t)15; }
+
+template <class Op, class T>
+cudaError_t scan_rows(const T *in, T *out, int64_t rows, int64_t n, char *tmp, cudaStream_t s)
+{
+    if (n <= GA_SCAN_CHUNK) {
+        k_scan<Op, T><<<(unsigned)blocks_for(rows), 32 * WARPS, 0, s>>>(in, out, nullptr, rows, n,
+                                                                         1, n);
+        return cudaGetLastError();
+    }
+    const int64_t nc = (n + GA_SCAN_CHUNK - 1) / GA_SCAN_CHUNK;
+    T *tot = (T *)tmp;
+    const unsigned blocks = (unsigned)blocks_for(rows * nc);
+    k_scan_total<Op, T><<<blocks, 32 * WARPS, 0, s>>>(in, tot, rows, n, nc, GA_SCAN_CHUNK);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+    err = scan_rows<Op, T>(tot, tot, rows, nc, tmp + align16((size_t)(rows * nc) * sizeof(T)), s);
+    if (err != cudaSuccess) return err;
+    k_scan<Op, T><<<blocks, 32 * WARPS, 0, s>>>(in, out, tot, rows, n, nc, GA_SCAN_CHUNK);
+    return cudaGetLastError();
+}
+
+template <template <class> class Op>
+cudaError_t scan_number(ga_type type, const char *in, char *out, int64_t rows, int64_t n,
+                        char *tmp, cudaStream_t s)
+{
+    switch (type) {
+    case GA_INT8:
+    case GA_UINT8: return scan_rows<Op<uint8_t>>((const uint8_t *)in, (uint8_t *)out, rows, n, tmp, s);
+    case GA_INT16:
+    case GA_UINT16: return scan_rows<Op<uint16_t>>((const uint16_t *)in, (uint16_t *)out, rows, n, tmp, s);
+    case GA_INT32:
+    case GA_UINT32: return scan_rows<Op<uint32_t>>((const uint32_t *)in, (uint32_t *)out, rows, n, tmp, s);
+    case GA_INT64:
+    case GA_UINT64: return scan_rows<Op<uint64_t>>((const uint64_t *)in, (uint64_t *)out, rows, n, tmp, s);
+    case GA_FLOAT32: return scan_rows<Op<float>>((const float *)in, (float *)out, rows, n, tmp, s);
+    case GA_FLOAT64: return scan_rows<Op<double>>((const double *)in, (double *)out, rows, n, tmp, s);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+} // namespace
+
+// ============================== launchers ==================================
+
+extern "C" size_t ga_scan_tmp_bytes(int itemsize, int64_t rows, int64_t n)
+{
+    size_t bytes = 0;
+    while (n > GA_SCAN_CHUNK) {
+        n = (n + GA_SCAN_CHUNK - 1) / GA_SCAN_CHUNK;
+        bytes += align16((size_t)(rows * n) * (size_t)itemsize);
+    }
+    return bytes;
+}
+
+extern "C" cudaError_t ga_launch_scan(ga_type type, int op, const char *in, char *out,
+                                      int64_t rows, int64_t n, void *tmp, cudaStream_t stream)
+{
+    if (rows == 0 || n == 0) return cudaSuccess;
+    char *t = (char *)tmp;
+    const bool add = op == GA_SCAN_ADD;
+    switch (type) {
+    case GA_BOOL:
+        return add ? scan_rows<BoolOr>((const uint8_t *)in, (uint8_t *)out, rows, n, t, stream)
+                   : scan_rows<BoolAnd>((const uint8_t *)in, (uint8_t *)out, rows, n, t, stream);
+    case GA_FLOAT16:
+        return add ? scan_rows<HalfAdd>((const __half *)in, (__half *)out, rows, n, t, stream)
+                   : scan_rows<HalfMul>((const __half *)in, (__half *)out, rows, n, t, stream);
+    case GA_COMPLEX64:
+        return add ? scan_rows<CxAdd<ga_c64>>((const ga_c64 *)in, (ga_c64 *)out, rows, n, t, stream)
+                   : scan_rows<CxMul<ga_c64>>((const ga_c64 *)in, (ga_c64 *)out, rows, n, t, stream);
+    case GA_COMPLEX128:
+        return add ? scan_rows<CxAdd<ga_c128>>((const ga_c128 *)in, (ga_c128 *)out, rows, n, t, stream)
+                   : scan_rows<CxMul<ga_c128>>((const ga_c128 *)in, (ga_c128 *)out, rows, n, t, stream);
+    default:
+        return add ? scan_number<Add>(type, in, out, rows, n, t, stream)
+                   : scan_number<Mul>(type, in, out, rows, n, t, stream);
+    }
+}

@@ -1,0 +1,284 @@
+/*
+ * scan.c -- cumsum and cumprod (NumPy's add.accumulate and
+ * multiply.accumulate along an axis), as module functions and ndarray
+ * methods.
+ *
+ * Planning, all host-side:
+ *
+ * 1. Arguments as NumPy's: axis None (the flattened array, C order) or an
+ *    int (AxisError when out of range; a tuple is a TypeError), dtype=, out=
+ *    (a device array of the result's shape, any dtype: the result is cast
+ *    into it, as NumPy's out= does).
+ * 2. The result dtype is NumPy's own (np.cumsum of a one-element array of
+ *    that dtype with that dtype=, asked once per combination through the
+ *    helper reduce_result_dtype and cached): integers narrower than int64
+ *    and bool accumulate in int64, the rest in their own type.
+ * 3. The kernels (scan.cu) scan the rows of a C-contiguous (rows, n) array.
+ *    An input that already is one, in the result dtype, is read in place;
+ *    otherwise it is copied once, converted and with the scan axis moved
+ *    last, and scanned in place.  A scan along another axis than the last
+ *    is moved back into a fresh C-ordered result.
+ *
+ * Results never alias the input; out= is written only after the scan, so a
+ * failed validation leaves it as it was.
+ */
+#include "gpuarr.h"
+
+/* NumPy's result dtype code of cumsum (op 0) / cumprod (op 1) for
+ * (input, dtype=) as code + 1, 0 until asked; index GA_NTYPES: no dtype=. */
+static signed char scan_dtype_cache[2][GA_NTYPES][GA_NTYPES + 1];
+
+static const char *const scan_names[2] = {"cumsum", "cumprod"};
+
+static int
+scan_result_dtype(int op, int in_code, int dcode)
+{
+    signed char *slot = &scan_dtype_cache[op][in_code][dcode];
+    if (*slot > 0)
+        return *slot - 1;
+    PyObject *helper = ga_helper("reduce_result_dtype");
+    if (helper == NULL)
+        return -1;
+    PyObject *in = (PyObject *)ga_dtype_from_code(in_code);
+    PyObject *dt = dcode < GA_NTYPES ? (PyObject *)ga_dtype_from_code(dcode) : Py_NewRef(Py_None);
+    PyObject *r = NULL;
+    if (in && dt)
+        r = PyObject_CallFunction(helper, "sOOO", scan_names[op], in, dt, Py_None);
+    Py_XDECREF(in);
+    Py_XDECREF(dt);
+    if (r == NULL)
+        return -1;
+    int code = PyArray_DescrCheck(r) ? ga_dtype_code((PyArray_Descr *)r, scan_names[op]) : -1;
+    if (code < 0 && !PyErr_Occurred())
+        PyErr_Format(PyExc_TypeError, "%s: NumPy resolved a non-dtype %R", scan_names[op], r);
+    Py_DECREF(r);
+    if (code < 0)
+        return -1;
+    *slot = (signed char)(code + 1);
+    return code;
+}
+
+/* `a` with dim `axis` moved last (a new view), or flattened when axis < 0
+ * (a view or a C-ordered copy). */
+static ga_array *
+scan_layout(ga_array *a, int axis)
+{
+    if (axis < 0) {
+        npy_intp dims[1] = {-1};
+        return (ga_array *)ga_array_reshape(a, 1, dims, 'C');
+    }
+    npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS];
+    int k = 0;
+    for (int i = 0; i < a->ndim; ++i) {
+        if (i != axis) {
+            shape[k] = a->shape[i];
+            strides[k++] = a->strides[i];
+        }
+    }
+    shape[k] = a->shape[axis];
+    strides[k] = a->strides[axis];
+    Py_INCREF(a->descr);
+    return ga_array_view((PyObject *)a, a->data, a->ndim, shape, strides, a->descr, a->device,
+                         (a->flags & GA_WRITEABLE) != 0);
+}
+
+static PyObject *
+scan_impl(int op, PyObject *a_obj, PyObject *axis_obj, PyObject *dtype_obj, PyObject *out_obj)
+{
+    const char *name = scan_names[op];
+    ga_array *a = NULL, *view = NULL, *work = NULL, *res = NULL, *out = NULL;
+    PyArray_Descr *dtype = NULL;
+    void *tmp = NULL;
+    size_t tmp_bytes = 0;
+    cudaStream_t stream = ga_runtime_current_stream();
+    int axis = -1;
+
+    if (out_obj != NULL && out_obj != Py_None) {
+        if (!ga_array_check(out_obj)) {
+            PyErr_Format(PyExc_TypeError, "%s: out must be a gpuarr.ndarray, not %s", name,
+                         Py_TYPE(out_obj)->tp_name);
+            return NULL;
+        }
+        out = (ga_array *)out_obj;
+    }
+    if (ga_array_check(a_obj)) {
+        a = (ga_array *)Py_NewRef(a_obj);
+    } else if (PyArray_Check(a_obj)) {
+        PyErr_Format(PyExc_TypeError, "%s: the argument is a numpy.ndarray, which lives in host "
+                     "memory; move it to the device with gpuarr.asarray() first", name);
+        return NULL;
+    } else if ((a = (ga_array *)ga_asarray(a_obj, NULL, -1, 'K')) == NULL) {
+        return NULL;
+    }
+    if (axis_obj != NULL && axis_obj != Py_None) {
+        /* as NumPy's accumulate, a 0-d input takes axis 0 or -1 (a 1-d result) */
+        if (ga_normalize_axis(axis_obj, a->ndim > 0 ? a->ndim : 1, &axis) < 0)
+            goto fail;
+        if (a->ndim == 0)
+            axis = -1;
+    }
+    if (dtype_obj != NULL && dtype_obj != Py_None &&
+        (dtype = ga_dtype_converter_or(dtype_obj, NULL, "dtype")) == NULL)
+        goto fail;
+    int dcode = dtype ? ga_dtype_code(dtype, "dtype") : GA_NTYPES;
+    if (dcode < 0)
+        goto fail;
+    int rt = scan_result_dtype(op, a->type, dcode);
+    if (rt < 0)
+        goto fail;
+
+    /* the result's shape: a's, or the flattened size */
+    npy_intp size = ga_array_size(a);
+    int rnd = axis < 0 ? 1 : a->ndim;
+    const npy_intp *rshape = axis < 0 ? &size : a->shape;
+    if (out != NULL) {
+        int same = out->ndim == rnd;
+        for (int i = 0; same && i < rnd; ++i)
+            same = out->shape[i] == rshape[i];
+        if (!same) {
+            PyObject *got = ga_shape_tuple(out->ndim, out->shape);
+            PyObject *want = ga_shape_tuple(rnd, rshape);
+            if (got && want)
+                PyErr_Format(PyExc_ValueError, "%s: out has shape %R, but the result has shape %R",
+                             name, got, want);
+            Py_XDECREF(got);
+            Py_XDECREF(want);
+            goto fail;
+        }
+        if (!(out->flags & GA_WRITEABLE)) {
+            PyErr_Format(PyExc_ValueError, "%s: output array is read-only", name);
+            goto fail;
+        }
+        if (out->device != a->device) {
+            PyErr_Format(PyExc_ValueError, "%s: out is on device %d and the input on device %d",
+                         name, out->device, a->device);
+            goto fail;
+        }
+    }
+
+    /* rows to scan: the scan axis last, C-contiguous, in the result dtype */
+    if ((view = scan_layout(a, axis)) == NULL)
+        goto fail;
+    const npy_intp n = view->shape[view->ndim - 1];
+    const npy_intp rows = n > 0 ? size / n : 0;
+    const ga_array *src;
+    if (view->type == rt && (view->flags & GA_C_CONTIGUOUS)) {
+        src = view;
+        work = ga_array_empty(view->ndim, view->shape, ga_dtype_from_code(rt), 0, a->device);
+    } else {
+        work = ga_array_copy_as(view, ga_dtype_from_code(rt), 0);
+        src = work;
+    }
+    if (work == NULL)
+        goto fail;
+    if (size > 0) {
+        if (ga_runtime_use_device(a->device) < 0)
+            goto fail;
+        tmp_bytes = ga_scan_tmp_bytes(ga_array_itemsize(work), rows, n);
+        if (tmp_bytes > 0) {
+            int failed;
+            tmp = ga_pool_malloc(a->device, tmp_bytes, stream, &failed);
+            if (failed)
+                goto fail;
+        }
+        GA_LAUNCH_TRY(ga_launch_scan((ga_type)rt, op == 0 ? GA_SCAN_ADD : GA_SCAN_MUL, src->data,
+                                     work->data, rows, n, tmp, stream), stream);
+    }
+
+    /* back to the input's layout */
+    if (axis < 0 || axis == a->ndim - 1) {
+        res = (ga_array *)Py_NewRef(work);
+    } else {
+        npy_intp strides[NPY_MAXDIMS];
+        for (int i = 0, k = 0; i < a->ndim; ++i)
+            strides[i] = i == axis ? work->strides[a->ndim - 1] : work->strides[k++];
+        ga_array *back = ga_array_view((PyObject *)work, work->data, a->ndim, a->shape, strides,
+                                       ga_dtype_from_code(rt), a->device, 1);
+        if (back == NULL)
+            goto fail;
+        res = ga_array_empty(a->ndim, a->shape, ga_dtype_from_code(rt), 0, a->device);
+        int ok = res != NULL && ga_assign_array(res, back) == 0;
+        Py_DECREF(back);
+        if (!ok)
+            goto fail;
+    }
+    if (out != NULL) {
+        if (ga_assign_array(out, res) < 0)
+            goto fail;
+        Py_SETREF(res, (ga_array *)Py_NewRef(out));
+    }
+    if (tmp != NULL)
+        ga_pool_free(a->device, tmp, tmp_bytes, stream);
+    Py_DECREF(work);
+    Py_DECREF(view);
+    Py_DECREF(a);
+    Py_XDECREF(dtype);
+    return (PyObject *)res;
+fail:
+    if (tmp != NULL)
+        ga_pool_free(a->device, tmp, tmp_bytes, stream);
+    Py_XDECREF(res);
+    Py_XDECREF(work);
+    Py_XDECREF(view);
+    Py_XDECREF(a);
+    Py_XDECREF(dtype);
+    return NULL;
+}
+
+/* ------------------------------------------------------------- Python --- */
+
+static PyObject *
+scan_call(int op, PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *fn_kw[] = {"a", "axis", "dtype", "out", NULL};
+    static char *method_kw[] = {"axis", "dtype", "out", NULL};
+    PyObject *a = self, *axis = NULL, *dtype = NULL, *out = NULL;
+    int ok = self == NULL
+        ? PyArg_ParseTupleAndKeywords(args, kwds, op ? "O|OOO:cumprod" : "O|OOO:cumsum", fn_kw,
+                                      &a, &axis, &dtype, &out)
+        : PyArg_ParseTupleAndKeywords(args, kwds, op ? "|OOO:cumprod" : "|OOO:cumsum",
+                                      method_kw, &axis, &dtype, &out);
+    if (!ok)
+        return NULL;
+    return scan_impl(op, a, axis, dtype, out);
+}
+
+static PyObject *
+py_cumsum(PyObject *m, PyObject *args, PyObject *kwds)
+{
+    return scan_call(0, NULL, args, kwds);
+}
+
+static PyObject *
+py_cumprod(PyObject *m, PyObject *args, PyObject *kwds)
+{
+    return scan_call(1, NULL, args, kwds);
+}
+
+PyObject *
+ga_array_cumsum(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    return scan_call(0, self, args, kwds);
+}
+
+PyObject *
+ga_array_cumprod(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    return scan_call(1, self, args, kwds);
+}
+
+static PyMethodDef scan_functions[] = {
+    {"cumsum", (PyCFunction)(void (*)(void))py_cumsum, METH_VARARGS | METH_KEYWORDS,
+     "cumsum(a, axis=None, dtype=None, out=None)\n\nCumulative sum along an axis (of the "
+     "flattened array for axis=None); NumPy's result dtype."},
+    {"cumprod", (PyCFunction)(void (*)(void))py_cumprod, METH_VARARGS | METH_KEYWORDS,
+     "cumprod(a, axis=None, dtype=None, out=None)\n\nCumulative product along an axis (of the "
+     "flattened array for axis=None); NumPy's result dtype."},
+    {NULL, NULL, 0, NULL},
+};
+
+int
+ga_scan_init(PyObject *m)
+{
+    return PyModule_AddFunctions(m, scan_functions);
+}
