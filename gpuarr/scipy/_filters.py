@@ -35,7 +35,12 @@ float32 (and float16) inputs in float32, where SciPy accumulates in float64
 zero, as SciPy.  SciPy skips weights of magnitude <= 2.2e-16 in the N-d
 correlate; gpuarr multiplies them, which differs only where such a weight
 meets an inf or NaN.  NaN has no place in the order of SciPy's rank filters;
-gpuarr orders NaN above +inf.
+gpuarr orders NaN above +inf.  A complex ``output`` for a real input and
+real weights, which SciPy refuses (RuntimeError), receives the real result.
+
+With ``axes`` naming fewer axes than the input has, the weights' (or the
+footprint's) own axes meet the filtered axes in increasing order and the
+origins follow the order of ``axes``, exactly as SciPy.
 """
 import numbers
 import operator
@@ -143,9 +148,48 @@ def _output(output, x, complex_output=False):
 
 
 def _real_cval(cval, x):
+    """cval for a real filter of a real input: a complex cval is a
+    TypeError, as SciPy's C filters raise."""
+    if x.dtype.kind != "c" and numpy.iscomplexobj(cval):
+        raise TypeError(f"cval must be a real number for a real input, not {cval!r}")
+    return cval
+
+
+def _cval_for_complex_weights(cval, x):
+    """SciPy's check when complex weights meet a real input."""
     if x.dtype.kind != "c" and numpy.iscomplexobj(cval):
         raise ValueError("Cannot provide a complex-valued cval when the input is real.")
     return cval
+
+
+def _expand_weights(w, axes, ndim, name):
+    """weights (or a footprint) over len(axes) < ndim axes given ndim axes,
+    as SciPy: size-1 axes inserted where an axis is not filtered, the
+    weights' own axes kept in order (they meet the filtered axes in
+    increasing order, whatever the order of `axes`)."""
+    if len(axes) < ndim:
+        if w.ndim != len(axes):
+            raise SciPyValueError(f"{name}.ndim ({w.ndim}) must match len(axes) ({len(axes)})")
+        dims = iter(w.shape)
+        w = w.reshape(tuple(next(dims) if a in axes else 1 for a in range(ndim)))
+    if w.ndim != ndim or 0 in w.shape:
+        raise SciPyValueError(f"{name}.ndim ({w.ndim}) must match len(axes) ({len(axes)})")
+    return w
+
+
+def _expand_origins(origin, axes, ndim):
+    """Origins per axis, as SciPy: given in the order of `axes` when fewer
+    axes than dimensions are filtered, else one per dimension in order."""
+    values = _sequence(origin, len(axes))
+    for o in values:
+        if not is_int(o):
+            raise TypeError("origin must be an integer or a sequence of integers")
+    if len(axes) < ndim:
+        origins = [0] * ndim
+        for a, o in zip(axes, values):
+            origins[a] = int(o)
+        return origins
+    return [int(o) for o in values]
 
 
 def _taps(values, ctype):
@@ -184,8 +228,7 @@ def _correlate1d(input, weights, axis, output, mode, cval, origin, convolution):
                          "(len(weights)-1) // 2")
     m = _mode(mode)
     cplx = x.dtype.kind == "c" or w.dtype.kind == "c"
-    if not cplx:
-        cval = _real_cval(cval, x)
+    cval = _cval_for_complex_weights(cval, x) if cplx else _real_cval(cval, x)
     out = _output(output, x, complex_output=cplx)
     if x.ndim == 0 or x.size == 0:
         return out
@@ -221,17 +264,8 @@ def _correlate_nd(input, weights, output, mode, cval, origin, axes, convolution)
     if not isinstance(mode, str) and isinstance(mode, Iterable):
         raise SciPyValueError("A sequence of modes is not supported")
     m = _mode(mode)
-    if len(axes) < x.ndim:
-        if w.ndim != len(axes):
-            raise SciPyValueError(f"weights.ndim ({w.ndim}) must match len(axes) ({len(axes)})")
-        w = w.reshape(tuple(w.shape[axes.index(a)] if a in axes else 1 for a in range(x.ndim)))
-    if w.ndim != x.ndim or 0 in w.shape:
-        raise SciPyValueError(f"weights.ndim ({w.ndim}) must match len(axes) ({len(axes)})")
-    origins = [0] * x.ndim
-    for a, o in zip(axes, _sequence(origin, len(axes))):
-        if not is_int(o):
-            raise TypeError("origin must be an integer or a sequence of integers")
-        origins[a] = o
+    w = _expand_weights(w, axes, x.ndim, "weights")
+    origins = _expand_origins(origin, axes, x.ndim)
     offsets = []
     for d in range(x.ndim):
         k, o = w.shape[d], origins[d]
@@ -242,8 +276,7 @@ def _correlate_nd(input, weights, output, mode, cval, origin, axes, convolution)
                              "origin[k] <= (weights.shape[k]-1) // 2")
         offsets.append(-(k // 2 + o))
     cplx = x.dtype.kind == "c" or w.dtype.kind == "c"
-    if not cplx:
-        cval = _real_cval(cval, x)
+    cval = _cval_for_complex_weights(cval, x) if cplx else _real_cval(cval, x)
     out = _output(output, x, complex_output=cplx)
     if x.size == 0:
         return out
@@ -457,9 +490,8 @@ def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=
     n = len(axes)
     passes = []
     for a, s, o, m in zip(axes, _sequence(size, n), _sequence(origin, n), _sequence(mode, n)):
-        s = _check_uniform(s, o)
-        if s > 1:
-            passes.append((a, s, o, _mode(m)))
+        if operator.index(s) > 1:          # SciPy skips sizes of 1 or less
+            passes.append((a, _check_uniform(s, o), o, _mode(m)))
     _real_cval(cval, x)
     out = _output(output, x, complex_output=x.dtype.kind == "c")
     if x.size == 0:
@@ -519,6 +551,7 @@ def _min_or_max_1d(input, size, axis, output, mode, cval, origin, minimum):
     if size // 2 + origin < 0 or size // 2 + origin >= size:
         raise ValueError("invalid origin")
     m = _mode(mode)
+    _real_cval(cval, x)
     out = _output(output, x)
     if x.size == 0:
         return out
@@ -536,36 +569,19 @@ def maximum_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0
 
 
 def _footprint(size, footprint, nax, fname):
-    """(footprint as a host bool array, whether it came from `size`)."""
+    """(footprint as a host bool array or None, sizes or None): the sizes of
+    a box given by `size`, else the footprint given."""
     if size is not None and footprint is not None:
         warnings.warn("ignoring size because footprint is set", UserWarning, stacklevel=4)
     if footprint is None:
         if size is None:
             raise SciPyValueError("no footprint provided")
-        sizes = [operator.index(s) for s in _sequence(size, nax)]
-        if any(s < 1 for s in sizes):
-            raise SciPyValueError("incorrect filter size")
-        return numpy.ones(sizes, dtype=bool), True
-    return host_structure(footprint, fname, "footprint", bool), False
-
-
-def _expand(fp, axes, ndim):
-    if len(axes) < ndim:
-        if fp.ndim != len(axes):
-            raise SciPyValueError(f"footprint.ndim ({fp.ndim}) must match len(axes) "
-                                  f"({len(axes)})")
-        fp = fp.reshape([fp.shape[axes.index(a)] if a in axes else 1 for a in range(ndim)])
-    if fp.ndim != ndim or 0 in fp.shape:
-        raise SciPyValueError(f"footprint.ndim ({fp.ndim}) must match len(axes) ({len(axes)})")
-    return fp
+        return None, [operator.index(s) for s in _sequence(size, nax)]
+    return host_structure(footprint, fname, "footprint", bool), None
 
 
 def _origins(origin, axes, ndim, fshape):
-    origins = [0] * ndim
-    for a, o in zip(axes, _sequence(origin, len(axes))):
-        if not is_int(o):
-            raise TypeError("origin must be an integer or a sequence of integers")
-        origins[a] = o
+    origins = _expand_origins(origin, axes, ndim)
     for o, f in zip(origins, fshape):
         if f // 2 + o < 0 or f // 2 + o >= f:
             raise ValueError("invalid origin")
@@ -576,24 +592,29 @@ def _min_or_max(input, size, footprint, output, mode, cval, origin, axes, minimu
     fname = "minimum_filter" if minimum else "maximum_filter"
     x = _input(input, fname)
     axes = _check_axes(axes, x.ndim)
-    fp, from_size = _footprint(size, footprint, len(axes), fname)
-    if not from_size:
+    n = len(axes)
+    fp, sizes = _footprint(size, footprint, n, fname)
+    if fp is not None:
         if not fp.any():
             raise ValueError("All-zero footprint is not supported.")
         if fp.all():
-            from_size = True
+            if fp.ndim != n:
+                raise SciPyValueError("sequence argument must have length equal to input rank")
+            sizes = list(fp.shape)
     _no_complex(x)
-    out = _output(output, x)
-    if from_size:
-        n = len(axes)
-        if fp.ndim != n:
-            raise SciPyValueError(f"footprint.ndim ({fp.ndim}) must match len(axes) ({n})")
+    _real_cval(cval, x)
+    if sizes is not None:
+        # A box: one 1-d pass per axis longer than 1, as SciPy (which skips
+        # sizes of 1 or less, and their origins and modes, unchecked).
         passes = []
-        for a, s, o, m in zip(axes, fp.shape, _sequence(origin, n), _sequence(mode, n)):
-            if s // 2 + o < 0 or s // 2 + o >= s:
-                raise ValueError("invalid origin")
+        for a, s, o, m in zip(axes, sizes, _sequence(origin, n), _sequence(mode, n)):
             if s > 1:
+                if not is_int(o):
+                    raise TypeError("origin must be an integer or a sequence of integers")
+                if s // 2 + o < 0 or s // 2 + o >= s:
+                    raise ValueError("invalid origin")
                 passes.append((a, s, o, _mode(m)))
+        out = _output(output, x)
         if x.size == 0:
             return out
         return _passes(to_device(x), out, passes, _rank_1d_pass(cval, minimum))
@@ -601,9 +622,10 @@ def _min_or_max(input, size, footprint, output, mode, cval, origin, axes, minimu
         raise SciPyValueError("A sequence of modes is not supported for non-separable "
                               "footprints")
     m = _mode(mode)
-    fp = _expand(fp, axes, x.ndim)
+    fp = _expand_weights(fp, axes, x.ndim, "footprint")
     origins = _origins(origin, axes, x.ndim, fp.shape)
     count = int(fp.sum())
+    out = _output(output, x)
     return _rank_nd(x, out, fp, origins, 0 if minimum else count - 1, m, cval)
 
 
@@ -626,12 +648,18 @@ def _rank(input, rank, size, footprint, output, mode, cval, origin, axes, operat
     x = _input(input, f"{operation}_filter")
     _no_complex(x)
     axes = _check_axes(axes, x.ndim)
-    fp, _ = _footprint(size, footprint, len(axes), f"{operation}_filter")
-    fp = _expand(fp, axes, x.ndim)
+    fp, sizes = _footprint(size, footprint, len(axes), f"{operation}_filter")
+    if fp is None:
+        if any(s < 1 for s in sizes):
+            raise SciPyValueError("incorrect filter size")
+        fp = numpy.ones(sizes, dtype=bool)
+    _real_cval(cval, x)
+    fp = _expand_weights(fp, axes, x.ndim, "footprint")
     origins = _origins(origin, axes, x.ndim, fp.shape)
     count = int(fp.sum())
     if count == 0:
-        raise ValueError("All-zero footprint is not supported.")
+        raise SciPyValueError("rank not within filter footprint size: the footprint has no "
+                              "True element")
     if operation == "median":
         rank = count // 2
     elif operation == "percentile":
