@@ -177,29 +177,26 @@ _STEPS = ("kappa-sigma background", "segmentation (5 sigma)", "labelling",
           "centre of mass + flux")
 
 
-def _run(steps, timer, repeat, say):
-    """Run the four steps, timing each; returns (times, results)."""
+def _run(steps, timer, repeat, side):
+    """Run the four steps, timing each, with a progress line per step
+    (its name as it starts, its time and result when done); returns
+    (times, results)."""
     clip, segment, labelling, measure = steps
     times = []
-    t, std = timer(clip, repeat)
-    times.append(t)
-    say(0, t, f"background sigma {float(std):.4g} Jy/beam")
-    t, segmented = timer(lambda: segment(std), repeat)
-    times.append(t)
-    say(1, t, f"threshold {5 * float(std):.4g} Jy/beam")
-    t, (labels, n) = timer(lambda: labelling(segmented), repeat)
-    times.append(t)
-    say(2, t, f"{n} sources")
-    t, (positions, fluxes) = timer(lambda: measure(labels, n), repeat)
-    times.append(t)
-    say(3, t, f"brightest {np.sort(fluxes)[-1]:.4g} Jy" if n else "no sources")
+
+    def step(i, fn, note):
+        print(f"  [{i + 1}/4] {side} {_STEPS[i]:24s} ", end="", flush=True)
+        t, result = timer(fn, repeat)
+        times.append(t)
+        print(f"{_ms(t):>11s}   {note(result)}", flush=True)
+        return result
+
+    std = step(0, clip, lambda s: f"background sigma {float(s):.6g} Jy/beam")
+    segmented = step(1, lambda: segment(std), lambda _: f"threshold {5 * float(std):.6g} Jy/beam")
+    labels, n = step(2, lambda: labelling(segmented), lambda r: f"{r[1]} sources")
+    positions, fluxes = step(3, lambda: measure(labels, n),
+                             lambda r: f"brightest {np.max(r[1]):.4g} Jy" if n else "no sources")
     return times, (float(std), n, positions, fluxes)
-
-
-def _say(side):
-    def say(i, seconds, note):
-        print(f"  [{i + 1}/4] {side} {_STEPS[i]:24s} {_ms(seconds):>11s}   {note}", flush=True)
-    return say
 
 
 def _ms(seconds):
@@ -295,8 +292,14 @@ def main(argv=None):
 
     from gpuarr import datasets
     t = time.perf_counter()
-    path = datasets.galactic_center_path(args.fits, size=args.size)
-    data = datasets.galactic_center(path)
+    if args.fits is None:
+        print(f"built-in synthetic sky, {args.size} x {args.size} (gpuarr.datasets; made and "
+              f"cached on first use)", flush=True)
+    try:
+        path = datasets.galactic_center_path(args.fits, size=args.size)
+        data = datasets.galactic_center(path)
+    except (OSError, ValueError) as exc:
+        parser.error(f"cannot read the image: {exc}")
     if data.ndim != 2:
         parser.error(f"{path}: expected a 2-d image, got shape {data.shape}")
     data = np.ascontiguousarray(data, dtype=np.float32 if data.dtype.itemsize <= 4
@@ -312,7 +315,7 @@ def main(argv=None):
         print("CPU half skipped: SciPy is not installed (pip install scipy)")
     else:
         print("CPU (NumPy/SciPy):", flush=True)
-        cpu = _run(_cpu_steps(data), _time_cpu, args.cpu_repeat, _say("CPU"))
+        cpu = _run(_cpu_steps(data), _time_cpu, args.cpu_repeat, "CPU")
 
     reason = "--cpu-only given" if args.cpu_only else _gpu_unavailable()
     if reason:
@@ -324,9 +327,11 @@ def main(argv=None):
         t = time.perf_counter()
         dev = gp.asarray(data)
         gp.cuda.device_synchronize()
-        print(f"GPU (gpuarr on {name}; image copied in {_ms(time.perf_counter() - t)}):",
+        print(f"GPU (gpuarr on {name}; image copied in {_ms(time.perf_counter() - t)}; "
+              f"step 1 is gpuarr.stats.sigma_clipped_stats(sigma=3, maxiters=None, "
+              f"inclusive=False): the lesson's clipper without compacting the data):",
               flush=True)
-        gpu = _run(_gpu_steps(dev), _time_gpu, args.repeat, _say("GPU"))
+        gpu = _run(_gpu_steps(dev), _time_gpu, args.repeat, "GPU")
 
     status = 0
     if cpu and gpu:
@@ -339,6 +344,8 @@ def main(argv=None):
         same_n = cpu[1][1] == gpu[1][1]
         pos_ok = same_n and np.allclose(cpu[1][2], gpu[1][2])
         flux_ok = same_n and np.allclose(cpu[1][3], gpu[1][3])
+        print(f"background sigma: CPU {cpu[1][0]:.8g}, GPU {gpu[1][0]:.8g} Jy/beam (agree: "
+              f"{bool(np.isclose(cpu[1][0], gpu[1][0], rtol=1e-5))})")
         print(f"number of sources: CPU {cpu[1][1]}, GPU {gpu[1][1]}")
         print(f"The CPU and GPU positions agree: {pos_ok}")
         print(f"The CPU and GPU fluxes agree: {flux_ok}")

@@ -76,9 +76,11 @@ def synthetic_sky(size=2048, seed=SEED):
     Deterministic for a given (size, seed).  Source counts scale with the
     area, so smaller images (tests) keep the same density of sources.
     """
+    if isinstance(size, bool) or not isinstance(size, (int, numpy.integer)):
+        raise TypeError(f"size must be an integer number of pixels, got {type(size).__name__}")
     size = int(size)
     if size < 16:
-        raise ValueError("size must be at least 16 pixels")
+        raise ValueError(f"size must be at least 16 pixels, got {size}")
     rng = numpy.random.default_rng(seed)
     img = rng.standard_normal((size, size), dtype=numpy.float32)
     img *= numpy.float32(NOISE)
@@ -198,6 +200,8 @@ def read_fits(path, header=False):
         ended = False
         while not ended:
             block = f.read(_BLOCK)
+            if not cards and not block.startswith(b"SIMPLE  ="):
+                raise ValueError(f"{path}: not a FITS file (it does not start with SIMPLE =)")
             if len(block) < _BLOCK:
                 raise ValueError(f"{path}: truncated FITS header")
             for i in range(0, _BLOCK, _CARD):

@@ -69,6 +69,10 @@ from ._ufuncs import where, isnan
 
 __all__ = ["sigma_clip", "sigma_clipped_stats", "kappa_sigma_clip", "ClippedArray"]
 
+# One launch per pass instead of the single cooperative launch for a large
+# array (tools/probe_stats.py compares the two).
+_PER_PASS = False
+
 # _clip_extract fields.
 _LOWER, _UPPER, _MEAN, _MEDIAN, _STD, _ITERATIONS = range(6)
 
@@ -112,29 +116,69 @@ class ClippedArray:
         return f"ClippedArray(shape={self.shape}, dtype={self.dtype})"
 
 
+def _real(value, name):
+    if isinstance(value, (bool, numpy.bool_)) or not isinstance(
+            value, (int, float, numpy.integer, numpy.floating)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if math.isnan(value):
+        raise ValueError(f"{name} must not be NaN")
+    return value
+
+
 def _sigmas(sigma, sigma_lower, sigma_upper):
     # astropy: `sigma_lower or sigma` (None and 0 both mean sigma)
-    return float(sigma_lower or sigma), float(sigma_upper or sigma)
+    sigma = _real(sigma, "sigma")
+    lower = sigma if sigma_lower is None else _real(sigma_lower, "sigma_lower") or sigma
+    upper = sigma if sigma_upper is None else _real(sigma_upper, "sigma_upper") or sigma
+    return lower, upper
 
 
 def _maxiters(maxiters):
-    if maxiters is None or maxiters == 0 or (isinstance(maxiters, float) and math.isinf(maxiters)):
+    """-1 (until nothing is clipped) for None, 0 or inf, as astropy."""
+    if maxiters is None:
         return -1
-    maxiters = operator.index(maxiters)
+    if isinstance(maxiters, (float, numpy.floating)) and math.isinf(maxiters) and maxiters > 0:
+        return -1
+    if isinstance(maxiters, (bool, numpy.bool_)):
+        raise TypeError("maxiters must be None or an integer, got bool")
+    try:
+        maxiters = operator.index(maxiters)
+    except TypeError:
+        raise TypeError(f"maxiters must be None or an integer, got "
+                        f"{type(maxiters).__name__}") from None
     if maxiters < 0:
-        raise ValueError("maxiters must be None or a positive integer")
-    return maxiters
+        raise ValueError(f"maxiters must be None or a non-negative integer, got {maxiters}")
+    return -1 if maxiters == 0 else maxiters
 
 
 def _functions(cenfunc, stdfunc):
-    if not isinstance(cenfunc, str) or not isinstance(stdfunc, str):
-        raise TypeError("gpuarr's sigma clipping takes cenfunc 'median' or 'mean' and stdfunc "
-                        "'std' or 'mad_std' by name (callables are not supported)")
+    if callable(cenfunc) or callable(stdfunc):
+        raise TypeError("cenfunc and stdfunc must be given by name ('median' or 'mean'; "
+                        "'std' or 'mad_std'): gpuarr's sigma clipping does not take callables")
     if cenfunc not in ("median", "mean"):
-        raise ValueError(f"{cenfunc} is an invalid cenfunc.")
+        raise ValueError(f"cenfunc must be 'median' or 'mean', got {cenfunc!r}")
     if stdfunc not in ("std", "mad_std"):
-        raise ValueError(f"{stdfunc} is an invalid stdfunc.")
+        raise ValueError(f"stdfunc must be 'std' or 'mad_std', got {stdfunc!r}")
     return cenfunc == "median", stdfunc == "mad_std"
+
+
+def _check(sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc, std_ddof=0):
+    """Every scalar argument checked before the data is touched (so the
+    errors name the argument, on any machine): (cen_median, std_mad,
+    sigma_lower, sigma_upper, maxiters, std_ddof)."""
+    cen_median, std_mad = _functions(cenfunc, stdfunc)
+    lower, upper = _sigmas(sigma, sigma_lower, sigma_upper)
+    maxiters = _maxiters(maxiters)
+    if isinstance(std_ddof, (bool, numpy.bool_)):
+        raise TypeError("std_ddof must be an integer, got bool")
+    try:
+        std_ddof = operator.index(std_ddof)
+    except TypeError:
+        raise TypeError(f"std_ddof must be an integer, got {type(std_ddof).__name__}") from None
+    if std_ddof < 0:
+        raise ValueError(f"std_ddof must be non-negative, got {std_ddof}")
+    return cen_median, std_mad, lower, upper, maxiters, std_ddof
 
 
 def _work_dtype(dtype):
@@ -179,15 +223,12 @@ def _unmove(flat, moved_shape, axes):
     return moveaxis(flat.reshape(moved_shape), dest, axes_from)
 
 
-def _run(data, sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc, axis, inclusive,
-         std_ddof=0, final_stats=False):
-    data = _device(data, "data")
-    cen_median, std_mad = _functions(cenfunc, stdfunc)
-    sl, su = _sigmas(sigma, sigma_lower, sigma_upper)
+def _run(data, checked, axis, inclusive, final_stats=False):
+    cen_median, std_mad, lower, upper, maxiters, std_ddof = checked
     flat, rowlen, moved_shape, axes, reduced = _layout(data, axis)
-    state = _core._clip_run(flat, rowlen, sl, su, _maxiters(maxiters), bool(inclusive),
-                            cen_median, std_mad, int(std_ddof), bool(final_stats))
-    return data, flat, rowlen, state, moved_shape, axes, reduced
+    state = _core._clip_run(flat, rowlen, lower, upper, maxiters, bool(inclusive), cen_median,
+                            std_mad, std_ddof, bool(final_stats), _PER_PASS)
+    return flat, rowlen, state, moved_shape, axes, reduced
 
 
 def _field(flat, rowlen, state, field, reduced):
@@ -208,13 +249,13 @@ def sigma_clip(data, sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5,
     axes).  ``inclusive=False`` keeps values strictly inside the bounds
     (with ``maxiters=None``: the lesson's kappa-sigma clipper).
     """
+    checked = _check(sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc)
     data = _device(data, "data")
     if data.size == 0:
         nan = numpy.asarray(numpy.nan)
         result = ClippedArray(data, data.astype(numpy.bool_)) if masked else data
         return (result, nan, nan) if return_bounds else result
-    data, flat, rowlen, state, moved_shape, axes, reduced = _run(
-        data, sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc, axis, inclusive)
+    flat, rowlen, state, moved_shape, axes, reduced = _run(data, checked, axis, inclusive)
     if masked:
         mask = _core._clip_mask(flat, rowlen, state, bool(inclusive), False)
         mask = _unmove(mask, moved_shape, axes).reshape(data.shape)
@@ -247,6 +288,7 @@ def sigma_clipped_stats(data, mask=None, mask_value=None, sigma=3.0, sigma_lower
     (a device bool array, True = ignore) and ``mask_value`` exclude values
     before clipping.  No synchronisation unless ``maxiters=None`` on a
     large array (convergence checks)."""
+    checked = _check(sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc, std_ddof)
     data = _device(data, "data")
     if mask is not None or mask_value is not None:
         data = data.astype(_work_dtype(data.dtype), copy=False)
@@ -259,9 +301,7 @@ def sigma_clipped_stats(data, mask=None, mask_value=None, sigma=3.0, sigma_lower
     if data.size == 0:
         nan = numpy.asarray(numpy.nan)
         return nan, nan, nan
-    _, flat, rowlen, state, _, _, reduced = _run(
-        data, sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc, axis, inclusive,
-        std_ddof, True)
+    flat, rowlen, state, _, _, reduced = _run(data, checked, axis, inclusive, True)
     return tuple(_field(flat, rowlen, state, f, reduced) for f in (_MEAN, _MEDIAN, _STD))
 
 

@@ -7,8 +7,10 @@
  * _clip_run returns the states as an opaque uint8 device array (one
  * ga_clip_state per row) that the other functions read; the data must be a
  * C-contiguous float32/float64 array whose rows (the last `rowlen`
- * elements) are clipped independently.  A single long row runs one
- * iteration at a time over the whole GPU; iterations are queued ahead
+ * elements) are clipped independently.  A single long row runs to the end
+ * in one cooperative launch over the whole GPU (grid-wide barriers between
+ * passes, no host synchronisation).  Where cooperative launches are not
+ * supported it runs one launch per pass: iterations are queued ahead
  * (maxiters of them, or batches until the state says it converged when
  * maxiters is unbounded: the only synchronisations), and those queued after
  * convergence return at once.  Many rows, or a short one, run to the end
@@ -69,9 +71,11 @@ clip_args(ga_clip_args *a, ga_array *data, int64_t nrows, ga_array *state, int i
 }
 
 /* _clip_run(data, rowlen, sigma_lower, sigma_upper, maxiters, inclusive,
- *           cen_median, std_mad, std_ddof, final_stats) -> state
+ *           cen_median, std_mad, std_ddof, final_stats[, per_pass]) -> state
  * maxiters < 0: until convergence.  final_stats: make sure the mean,
- * median and std of the final survivors are computed. */
+ * median and std of the final survivors are computed.  A single long row
+ * runs in one cooperative launch, or with per_pass (or where cooperative
+ * launches are not supported) one launch per pass. */
 static PyObject *
 py_clip_run(PyObject *self, PyObject *args)
 {
@@ -79,14 +83,16 @@ py_clip_run(PyObject *self, PyObject *args)
     Py_ssize_t rowlen;
     double sl, su;
     long long maxiters;
-    int inclusive, cen_median, std_mad, ddof, final_stats;
+    int inclusive, cen_median, std_mad, ddof, final_stats, per_pass = 0;
+    cudaError_t err;
     int64_t nrows;
     void *scratch = NULL;
     size_t scratch_bytes = 0;
     cudaStream_t stream = ga_runtime_current_stream();
     ga_clip_args a;
-    if (!PyArg_ParseTuple(args, "O!nddLpppip", &GA_ArrayType, &data, &rowlen, &sl, &su,
-                          &maxiters, &inclusive, &cen_median, &std_mad, &ddof, &final_stats))
+    if (!PyArg_ParseTuple(args, "O!nddLpppip|p", &GA_ArrayType, &data, &rowlen, &sl, &su,
+                          &maxiters, &inclusive, &cen_median, &std_mad, &ddof, &final_stats,
+                          &per_pass))
         return NULL;
     if (clip_check_data(data, rowlen, &nrows) < 0)
         return NULL;
@@ -117,6 +123,9 @@ py_clip_run(PyObject *self, PyObject *args)
     GA_LAUNCH_TRY(ga_launch_clip_init(&a, stream), stream);
     if (!one_row) {
         GA_LAUNCH_TRY(ga_launch_clip_rows(&a, stream), stream);
+    } else if (!per_pass && (err = ga_launch_clip_grid(&a, final_stats, stream)) !=
+                                cudaErrorNotSupported) {
+        GA_LAUNCH_TRY(err, stream);
     } else if (maxiters >= 0) {
         for (long long it = 0; it < maxiters; ++it)
             GA_LAUNCH_TRY(ga_launch_clip_iteration(&a, 0, stream), stream);
@@ -265,7 +274,7 @@ fail:
 static PyMethodDef stats_functions[] = {
     {"_clip_run", py_clip_run, METH_VARARGS,
      "_clip_run(data, rowlen, sigma_lower, sigma_upper, maxiters, inclusive, cen_median, "
-     "std_mad, std_ddof, final_stats) -> state"},
+     "std_mad, std_ddof, final_stats[, per_pass]) -> state"},
     {"_clip_mask", py_clip_mask, METH_VARARGS,
      "_clip_mask(data, rowlen, state, inclusive, nan_fill) -> mask or NaN-filled copy"},
     {"_clip_compress", py_clip_compress, METH_VARARGS,

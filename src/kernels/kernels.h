@@ -689,6 +689,11 @@ cudaError_t ga_launch_clip_init(const ga_clip_args *a, cudaStream_t stream);
  * (final: compute the statistics of the current survivors, no clip); a
  * no-op once the state is done. */
 cudaError_t ga_launch_clip_iteration(const ga_clip_args *a, int final, cudaStream_t stream);
+/* The single row to the end (maxiters or convergence; final_stats: then
+ * the statistics of the survivors) in one cooperative launch over the
+ * whole GPU; cudaErrorNotSupported where cooperative launches are not
+ * (use ga_launch_clip_iteration then). */
+cudaError_t ga_launch_clip_grid(const ga_clip_args *a, int final_stats, cudaStream_t stream);
 /* Every row to the end (maxiters or convergence) and its final statistics,
  * one block per row, in one launch. */
 cudaError_t ga_launch_clip_rows(const ga_clip_args *a, cudaStream_t stream);

@@ -24,14 +24,17 @@
 // array) take one block per row and run every iteration inside one launch.
 #include "kernel_common.cuh"
 
+#include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
+
+namespace cg = cooperative_groups;
 
 namespace {
 
 constexpr int CL_THREADS = 256;
 constexpr int CL_RADIX = 11;
 constexpr int CL_BINS = 1 << CL_RADIX;
-constexpr int CL_ITEMS = 4;
+constexpr int CL_ITEMS = 8;
 constexpr int CL_TILE_ITEMS = 16;
 constexpr int64_t CL_TILE = (int64_t)CL_THREADS * CL_TILE_ITEMS;
 constexpr double CL_MAD_STD = 1.482602218505602;  // 1 / Phi^-1(3/4)
@@ -169,20 +172,22 @@ __device__ __forceinline__ void clip_visit(T x, bool valid, const ClipPass<T> &c
         atomicAdd(hist + CL_BINS + d, 1u);
 }
 
-// Values [begin, end) with the given thread start and stride.
+// Values [begin, end) with the given thread start and stride: CL_ITEMS
+// independent loads in flight per thread, each of them coalesced over the
+// warp.
 template <class T>
 __device__ void clip_scan_values(const T *data, int64_t begin, int64_t end, int64_t first,
                                  int64_t stride, const ClipPass<T> &c, Moments &m,
                                  unsigned int *hist)
 {
-    for (int64_t base = begin + first * CL_ITEMS; base < end; base += stride * CL_ITEMS) {
+    for (int64_t base = begin + first; base < end; base += stride * CL_ITEMS) {
         T v[CL_ITEMS];
 #pragma unroll
         for (int k = 0; k < CL_ITEMS; ++k)
-            v[k] = base + k < end ? data[base + k] : (T)0;
+            v[k] = base + k * stride < end ? data[base + k * stride] : (T)0;
 #pragma unroll
         for (int k = 0; k < CL_ITEMS; ++k)
-            clip_visit<T>(v[k], base + k < end, c, m, hist);
+            clip_visit<T>(v[k], base + k * stride < end, c, m, hist);
     }
 }
 
@@ -213,6 +218,21 @@ __device__ Moments block_sum(Moments m)
         }
     }
     return r;
+}
+
+// The moments of every block of a pass, summed in a fixed order: the same
+// sums every run, and in every block that computes them.  Whole block;
+// thread 0 gets the total.
+__device__ Moments clip_sum_partials(const Moments *p, unsigned int n)
+{
+    Moments m{0.0, 0.0, 0.0};
+    for (unsigned int b = threadIdx.x; b < n; b += blockDim.x) {
+        const double *q = (const double *)(p + b);
+        m.n += __ldcg(q);
+        m.s1 += __ldcg(q + 1);
+        m.s2 += __ldcg(q + 2);
+    }
+    return block_sum(m);
 }
 
 // Histogram counters: the block's own in shared memory, or the global one
@@ -379,31 +399,37 @@ __global__ void k_clip_init(ga_clip_args a)
     }
 }
 
-// Scratch of the one-row passes: hist[2][CL_BINS] | partials[grid] | ticket
-// | tile counts and offsets (compaction).
+// Scratch of the one-row passes: hist[3][2][CL_BINS] (rotated by the
+// grid-wide kernel; the pass-per-launch path uses the first) |
+// partials[2][grid] | ticket | tile counts and offsets (compaction).
+constexpr int CL_HIST_BUFFERS = 3;
+
 struct ClipScratch {
     unsigned long long *hist;
     Moments *partials;
     unsigned int *ticket;
     int64_t *tile_count, *tile_offset;
     __host__ __device__ static size_t round_up(size_t n) { return (n + 255) & ~(size_t)255; }
+    __host__ __device__ static size_t hist_bytes()
+    {
+        return round_up((size_t)CL_HIST_BUFFERS * 2 * CL_BINS * sizeof(unsigned long long));
+    }
     __host__ __device__ static int64_t tiles(const ga_clip_args *a)
     {
         return (a->rowlen + CL_TILE - 1) / CL_TILE;
     }
     static size_t bytes(const ga_clip_args *a)
     {
-        return round_up(2 * CL_BINS * sizeof(unsigned long long)) +
-               round_up((size_t)a->grid * sizeof(Moments)) + 256 +
+        return hist_bytes() + round_up(2 * (size_t)a->grid * sizeof(Moments)) + 256 +
                2 * round_up((size_t)tiles(a) * sizeof(int64_t));
     }
     __host__ __device__ ClipScratch(const ga_clip_args &a)
     {
         char *c = (char *)a.scratch;
         hist = (unsigned long long *)c;
-        c += round_up(2 * CL_BINS * sizeof(unsigned long long));
+        c += hist_bytes();
         partials = (Moments *)c;
-        c += round_up((size_t)a.grid * sizeof(Moments));
+        c += round_up(2 * (size_t)a.grid * sizeof(Moments));
         ticket = (unsigned int *)c;
         c += 256;
         tile_count = (int64_t *)c;
@@ -415,7 +441,7 @@ struct ClipScratch {
 __global__ void k_clip_clear(ga_clip_args a)
 {
     ClipScratch s(a);
-    for (int k = threadIdx.x; k < 2 * CL_BINS; k += blockDim.x)
+    for (int k = threadIdx.x; k < CL_HIST_BUFFERS * 2 * CL_BINS; k += blockDim.x)
         s.hist[k] = 0;
     if (threadIdx.x == 0)
         *s.ticket = 0;
@@ -463,17 +489,9 @@ k_clip_pass(ga_clip_args a, int phase, int pass, int final)
     __threadfence();
 
     if (c.moments) {
-        // Partials in block order: the same sums every run.
-        if (threadIdx.x == 0) {
-            Moments t{0.0, 0.0, 0.0};
-            for (unsigned int b = 0; b < gridDim.x; ++b) {
-                const double *p = (const double *)(s.partials + b);
-                t.n += __ldcg(p);
-                t.s1 += __ldcg(p + 1);
-                t.s2 += __ldcg(p + 2);
-            }
+        const Moments t = clip_sum_partials(s.partials, gridDim.x);
+        if (threadIdx.x == 0)
             finished = clip_after_moments(st, a, t, final);
-        }
         __syncthreads();
     }
     if (!finished) {
@@ -488,6 +506,88 @@ k_clip_pass(ga_clip_args a, int phase, int pass, int final)
         *a.state = st;
         *s.ticket = 0;
     }
+}
+
+// The single row to the end in one cooperative launch: every pass is a
+// scan of the whole grid followed by a grid-wide barrier, after which every
+// block reads the summed histogram and partial moments and updates its own
+// copy of the state -- the same numbers in the same order, so all copies
+// agree and every block takes the same branches (and barriers).  Pass q
+// adds into histogram q % 3 and partials q % 2: a buffer is rewritten only
+// after every block has passed the barrier that ends its readers, and
+// block 0 clears the histogram of pass q + 1 during pass q.  No launch, no
+// host synchronisation between iterations.
+template <class T>
+__global__ void __launch_bounds__(CL_THREADS) k_clip_grid(ga_clip_args a, int final_stats)
+{
+    __shared__ ga_clip_state st;
+    __shared__ unsigned int hist[2 * CL_BINS];
+    __shared__ bool stop;
+    constexpr int NP = clip_passes<T>();
+    cg::grid_group grid = cg::this_grid();
+    ClipScratch s(a);
+    const int64_t first = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    if (threadIdx.x == 0)
+        st = *a.state;
+    __syncthreads();
+    unsigned int round = 0;
+    for (int final = 0; final <= final_stats; ++final) {
+        for (;;) {
+            if (threadIdx.x == 0)
+                stop = st.done || (!final && a.maxiters >= 0 && st.iterations >= a.maxiters);
+            __syncthreads();
+            if (stop)
+                break;
+            const int phases = !final && a.std_mad ? 2 : 1;
+            for (int phase = 0; phase < phases && !stop; ++phase) {
+                for (int pass = 0; pass < NP && !stop; ++pass) {
+                    const unsigned int q = round++;
+                    const ClipPass<T> c = clip_pass_of<T>(st, a, phase, pass);
+                    unsigned long long *gh = s.hist + (size_t)(q % CL_HIST_BUFFERS) * 2 * CL_BINS;
+                    Moments *gp = s.partials + (size_t)(q & 1) * a.grid;
+                    for (int k = threadIdx.x; k < 2 * CL_BINS; k += blockDim.x)
+                        hist[k] = 0;
+                    if (blockIdx.x == 0) {
+                        unsigned long long *next =
+                            s.hist + (size_t)((q + 1) % CL_HIST_BUFFERS) * 2 * CL_BINS;
+                        for (int k = threadIdx.x; k < 2 * CL_BINS; k += blockDim.x)
+                            next[k] = 0;
+                    }
+                    __syncthreads();
+                    Moments m{0.0, 0.0, 0.0};
+                    clip_scan_values<T>((const T *)a.data, 0, a.rowlen, first, stride, c, m,
+                                        hist);
+                    if (c.moments)
+                        m = block_sum(m);
+                    __syncthreads();
+                    const int nb = c.split ? 2 * CL_BINS : CL_BINS;
+                    for (int k = threadIdx.x; k < nb; k += blockDim.x)
+                        if (hist[k])
+                            atomicAdd(gh + k, (unsigned long long)hist[k]);
+                    if (threadIdx.x == 0 && c.moments)
+                        gp[blockIdx.x] = m;
+                    grid.sync();
+                    if (c.moments) {
+                        const Moments t = clip_sum_partials(gp, gridDim.x);
+                        if (threadIdx.x == 0)
+                            stop = clip_after_moments(st, a, t, final);
+                        __syncthreads();
+                        if (stop)
+                            break;
+                    }
+                    clip_pick<T>(st, gh, pass);
+                    if (threadIdx.x == 0 && pass == NP - 1)
+                        clip_after_phase<T>(st, a, phase, final);
+                    __syncthreads();
+                }
+            }
+            if (final)
+                break;
+        }
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        *a.state = st;
 }
 
 // Every row to the end, one block per row.
@@ -702,6 +802,52 @@ struct IterationLaunch {
     }
 };
 
+// Blocks of k_clip_grid<T> that fit on one multiprocessor of `device`
+// (cached; 0 when the device cannot launch cooperative kernels).
+template <class T>
+cudaError_t clip_grid_fit(int device, int *per_sm)
+{
+    static int cache[64];  // +1, so 0 means not yet asked
+    if (device >= 0 && device < 64 && cache[device] > 0) {
+        *per_sm = cache[device] - 1;
+        return cudaSuccess;
+    }
+    int coop = 0, blocks = 0;
+    cudaError_t err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device);
+    if (err == cudaSuccess && coop)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_clip_grid<T>, CL_THREADS, 0);
+    if (err != cudaSuccess)
+        return err;
+    *per_sm = coop ? blocks : 0;
+    if (device >= 0 && device < 64)
+        cache[device] = *per_sm + 1;
+    return cudaSuccess;
+}
+
+struct GridLaunch {
+    const ga_clip_args *a; int final_stats; cudaStream_t stream;
+    template <class T> cudaError_t operator()()
+    {
+        int device = 0, per_sm = 0, sms = 0;
+        cudaError_t err = cudaGetDevice(&device);
+        if (err == cudaSuccess)
+            err = clip_grid_fit<T>(device, &per_sm);
+        if (err == cudaSuccess)
+            err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        if (err != cudaSuccess)
+            return err;
+        if (per_sm < 1)
+            return cudaErrorNotSupported;
+        const int64_t fit = (int64_t)per_sm * sms;
+        const unsigned int grid = (unsigned int)(a->grid < fit ? a->grid : fit);
+        ga_clip_args args = *a;
+        int final = final_stats;
+        void *params[] = {&args, &final};
+        return cudaLaunchCooperativeKernel((const void *)k_clip_grid<T>, dim3(grid),
+                                           dim3(CL_THREADS), params, 0, stream);
+    }
+};
+
 struct RowsLaunch {
     const ga_clip_args *a; cudaStream_t stream;
     template <class T> cudaError_t operator()()
@@ -769,6 +915,14 @@ extern "C" cudaError_t ga_launch_clip_iteration(const ga_clip_args *a, int final
     if (a->nrows != 1 || a->grid < 1)
         return cudaErrorInvalidValue;
     return clip_visit_type(a->type, IterationLaunch{a, final, stream});
+}
+
+extern "C" cudaError_t ga_launch_clip_grid(const ga_clip_args *a, int final_stats,
+                                           cudaStream_t stream)
+{
+    if (a->nrows != 1 || a->grid < 1)
+        return cudaErrorInvalidValue;
+    return clip_visit_type(a->type, GridLaunch{a, final_stats, stream});
 }
 
 extern "C" cudaError_t ga_launch_clip_rows(const ga_clip_args *a, cudaStream_t stream)
