@@ -4,11 +4,14 @@ on the CPU (and CuPy's cupyx.scipy where SciPy would be too slow), plus
 first-call and steady-state timings beside CuPy.  Prints one line per check:
 OK/FAIL, the max abs difference over the result's scale, and times.  Stops
 starting new checks after 45 s so it ends within a minute."""
+import os
 import sys
 import time
 import traceback
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 T0 = time.perf_counter()
 t = time.perf_counter()
