@@ -85,14 +85,14 @@ def _nan_check(name, res, a, axis, ddof):
     if not bool(_u["isnan"](res).any()):
         return
     if name in ("nanmin", "nanmax"):
-        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=2)
         return
     count = count_nonzero(_u["logical_not"](_u["isnan"](a)), axis=axis)
     if name == "nanmean":
         if bool(_u["equal"](count, 0).any()):
-            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
     elif bool(_u["less_equal"](count, ddof).any()):
-        warnings.warn("Degrees of freedom <= 0 for slice.", RuntimeWarning, stacklevel=3)
+        warnings.warn("Degrees of freedom <= 0 for slice.", RuntimeWarning, stacklevel=2)
 
 
 def _integer_var(name, a, axis, dtype, out, ddof, keepdims):
