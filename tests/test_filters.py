@@ -401,3 +401,32 @@ def test_host_arrays_refused():
         ndimage.correlate(X2, np.ones((2, 2)))
     with pytest.raises(TypeError, match=r"output"):
         ndimage.correlate(X2, [[1.0]], output=np.empty((3, 3)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+def test_1d_filters_outer_axes_long(backend, rng, mode, dtype):
+    """Passes along an outer axis over long columns: runs of many outputs
+    per thread, 16-byte column groups and a ragged remainder."""
+    for shape, axis, k in (((700, 12), 0, 31), ((1000, 3), 0, 5), ((3, 300, 10), 1, 9),
+                           ((257, 6, 4), 0, 2), ((2, 129, 16), -2, 64)):
+        x = rand(rng, shape, dtype)
+        w = rand(rng, (k,), np.float64)
+        same(backend, ndimage.correlate1d, ndi.correlate1d, x, w, axis=axis, mode=mode,
+             cval=0.5, check=_rtol32)
+        same(backend, ndimage.gaussian_filter1d, ndi.gaussian_filter1d, x, 3.0, axis=axis,
+             mode=mode, check=_rtol32)
+
+
+def test_signatures_match_scipy():
+    """Same parameter names, kinds and defaults as the installed SciPy."""
+    import inspect
+    import scipy.signal as ss
+    from gpuarr.scipy import signal
+    from gpuarr.scipy._filters import __all__ as filters
+    for ours, theirs, names in ((ndimage, ndi, filters), (signal, ss, signal.__all__)):
+        for name in names:
+            a = inspect.signature(getattr(ours, name)).parameters
+            b = inspect.signature(getattr(theirs, name)).parameters
+            assert [(p.name, p.kind, p.default) for p in a.values()] == \
+                [(p.name, p.kind, p.default) for p in b.values()], name
