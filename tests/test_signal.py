@@ -294,3 +294,11 @@ def test_scipy_convolve2d_on_device_arrays_raises():
         scipy_signal.convolve2d(d, g)
     with pytest.raises(TypeError, match=r"\.get\(\)"):
         scipy_signal.correlate2d(d, g)
+
+
+@pytest.mark.parametrize("name", ["convolve2d", "correlate2d", "convolve", "correlate",
+                                  "fftconvolve"])
+def test_empty_inputs(backend, name):
+    e, k = np.zeros((0, 3)), np.ones((2, 2))
+    for a, b in ((e, k), (k, e)):
+        same(backend, getattr(signal, name), getattr(scipy_signal, name), a, b)
