@@ -176,17 +176,20 @@ def _quantile(a, q, mode, ignore_nan, axis, out, keepdims):
 
 
 def _q_array(q, scale, name):
-    """q on the host as float64 in [0, 1], and whether it is 'weak' (a
-    Python scalar: float inputs keep their dtype)."""
+    """q on the host as float64 in [0, 1], and its dtype as NumPy sees it:
+    None for a Python scalar ('weak': float inputs keep their dtype), else
+    the dtype of the array NumPy makes of it."""
     weak = type(q) in (int, float)
     if isinstance(q, ndarray):
         q = q.get()
-    qa = numpy.true_divide(numpy.asarray(q, dtype=numpy.float64), scale)
+    qh = numpy.asarray(q)
+    qtype = None if weak else qh.dtype
+    qa = numpy.true_divide(qh.astype(numpy.float64), scale)
     if qa.ndim > 2:
         raise ValueError("q must be a scalar or 1d")
     if qa.size and not (numpy.all(qa >= 0) and numpy.all(qa <= 1)):
         raise ValueError(f"{name} must be in the range [0, {100 if scale == 100 else 1}]")
-    return qa, weak
+    return qa, qtype
 
 
 def _check_method(method, weights, interpolation):
@@ -214,16 +217,29 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 def _percentile_like(a, q, axis, out, keepdims, method, weights, interpolation, scale,
                      ignore_nan, name):
     _check_method(method, weights, interpolation)
-    qa, weak = _q_array(q, scale, name)
-    mode = _WEAK if weak else _STRONG
+    qa, qtype = _q_array(q, scale, name)
+    a = _device(a)
+    # NumPy interpolates in q's dtype: a Python scalar or q of a float
+    # array's own dtype keeps that dtype ('weak'); float64 q computes in
+    # float64; other q dtypes give result_type(a, q), computed in float64.
+    want = None
+    if qtype is None or (a.dtype.kind == "f" and qtype == a.dtype):
+        mode = _WEAK
+    else:
+        mode = _STRONG
+        if qtype.kind == "f" and a.dtype.kind != "b":
+            want = numpy.result_type(a.dtype, qtype)
     if numpy.ndim(qa) == 0:
         res = _quantile(a, qa.reshape(1), mode, ignore_nan, axis, None, keepdims)
         res = res.reshape(res.shape[1:])
-        if out is not None:
-            out[...] = res
-            return out
-        return res
-    return _quantile(a, qa, mode, ignore_nan, axis, out, keepdims)
+    else:
+        res = _quantile(a, qa, mode, ignore_nan, axis, None, keepdims)
+    if want is not None and res.dtype != want:
+        res = res.astype(want)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",

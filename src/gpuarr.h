@@ -304,6 +304,10 @@ int ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t strea
 /* Whether an index goes to advanced indexing: device arrays other than
  * 0-d integers (which are basic), NumPy arrays, lists, bools. */
 int ga_index_is_advanced(PyObject *index);
+/* The int64 positions of the nonzero flags[0..n) into dst (room for n) and
+ * their number into *count: one compaction, one synchronisation.  0 / -1. */
+int ga_select_flag_positions(int device, int64_t n, const uint8_t *flags, int64_t *dst,
+                             int64_t *count, cudaStream_t stream);
 /* a[index] and a[index] = value for an advanced index, NumPy's rules. */
 PyObject *ga_advindex_get(ga_array *a, PyObject *index);
 int ga_advindex_set(ga_array *a, PyObject *index, PyObject *value);

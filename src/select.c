@@ -6,11 +6,11 @@
  * Synchronisation
  * ---------------
  * Compaction is the one kind of operation whose result size depends on the
- * data, so it synchronises once: CUB's DeviceSelect writes the kept
- * elements into a buffer sized for all of them and the count into device
- * memory; ga_read_small (measure.c) copies the count (and, for a
- * condition longer than the array, the first true position beyond it) to
- * the host and waits for the stream.  The result then takes the count as its
+ * data, so it synchronises once: the compaction kernel (compact.cu) writes
+ * the kept elements into a buffer sized for all of them and the count
+ * straight into pinned host memory, and the host waits for the stream (for
+ * a condition longer than the array, ga_read_small also copies the first
+ * true position beyond it).  The result then takes the count as its
  * length; its block is the full-size one unless that would waste more
  * than half of a large block, in which case the kept elements are copied
  * into an exact block (no second synchronisation).
@@ -128,6 +128,79 @@ fail:
 
 /* ------------------------------------------------------------ compaction - */
 
+/* Which compaction kernel runs (GA_COMPACT_*); _set_compaction switches it
+ * so the probe and the tests can compare the two. */
+static int compact_impl = GA_COMPACT_LOOKBACK;
+
+/* Wait for `stream`, the GIL released: the one synchronisation. */
+static int
+wait_stream(cudaStream_t stream, const char *what)
+{
+    cudaError_t err;
+    Py_BEGIN_ALLOW_THREADS
+    err = cudaStreamSynchronize(stream);
+    Py_END_ALLOW_THREADS
+    if (err != cudaSuccess) {
+        ga_err_cuda(err, what);
+        return -1;
+    }
+    return 0;
+}
+
+/* Compact the first n flags (n > 0): dst gets the kept elements of src
+ * (itemsize bytes each) or, with itemsize 0, their int64 positions.  The
+ * kernel writes the count straight into pinned host memory, so reading it
+ * costs one stream synchronisation and no copy.  With `first` (a device
+ * word some earlier launch on the stream filled), its value is read too.
+ * 0 / -1. */
+static int
+compact(int device, int itemsize, int64_t n, const char *src, const uint8_t *flags, char *dst,
+        int64_t *count, const uint64_t *first, uint64_t *first_host, cudaStream_t stream)
+{
+    size_t temp_bytes = 0;
+    int failed = 0;
+    char *temp = NULL;
+    int64_t *host = ga_pinned_malloc(sizeof(int64_t));
+    if (host == NULL)
+        return -1;
+    *host = 0;
+    GA_CUDA_TRY(ga_launch_compact(compact_impl, itemsize, n, NULL, NULL, NULL, NULL, NULL,
+                                  &temp_bytes, stream));
+    temp = ga_pool_malloc(device, temp_bytes ? temp_bytes : 1, stream, &failed);
+    if (failed)
+        goto fail;
+    GA_LAUNCH_TRY(ga_launch_compact(compact_impl, itemsize, n, src, flags, dst, host, temp,
+                                    &temp_bytes, stream), stream);
+    ga_pool_free(device, temp, temp_bytes ? temp_bytes : 1, stream);
+    temp = NULL;
+    if (first != NULL) {
+        if (ga_read_small(first_host, first, sizeof(*first), stream,
+                          "reading the number of selected elements") < 0)
+            goto fail;
+    } else if (wait_stream(stream, "reading the number of selected elements") < 0) {
+        goto fail;
+    }
+    *count = *(volatile int64_t *)host;
+    ga_pinned_free(host, sizeof(int64_t));
+    return 0;
+fail:
+    if (temp != NULL)
+        ga_pool_free(device, temp, temp_bytes ? temp_bytes : 1, stream);
+    ga_pinned_free(host, sizeof(int64_t));
+    return -1;
+}
+
+int
+ga_select_flag_positions(int device, int64_t n, const uint8_t *flags, int64_t *dst,
+                         int64_t *count, cudaStream_t stream)
+{
+    if (n <= 0) {
+        *count = 0;
+        return 0;
+    }
+    return compact(device, 0, n, NULL, flags, (char *)dst, count, NULL, NULL, stream);
+}
+
 /* The elements of `values` (C order) where `cond` is true, or with values
  * NULL the int64 positions of cond's true elements; over the first
  * min(cond.size, limit) elements of cond (C order).  A true element of cond
@@ -137,10 +210,10 @@ static ga_array *
 select_true(ga_array *cond, ga_array *values, npy_intp limit)
 {
     ga_array *flags = NULL, *src = NULL, *out = NULL;
-    char *scratch = NULL;
-    size_t cub_bytes = 0, scratch_bytes = 0;
+    uint64_t *first = NULL;
+    uint64_t first_host = UINT64_MAX;
     int failed = 0;
-    int64_t host[2];
+    int64_t count = 0;
     npy_intp ncond = ga_array_size(cond);
     npy_intp n = ncond < limit ? ncond : limit;
     int device = cond->device;
@@ -158,47 +231,40 @@ select_true(ga_array *cond, ga_array *values, npy_intp limit)
     if ((out = ga_array_empty(1, &n, descr, 0, device)) == NULL)
         goto fail;
     if (n == 0 && ncond <= limit)
-        return out;
-    if (values != NULL)
-        GA_CUDA_TRY(ga_launch_compress(ga_array_itemsize(values), n, NULL, NULL, NULL, NULL, NULL,
-                                       &cub_bytes, stream));
-    else
-        GA_CUDA_TRY(ga_launch_flag_indices(n, NULL, NULL, NULL, NULL, &cub_bytes, stream));
-    scratch_bytes = 256 + cub_bytes;
-    scratch = ga_pool_malloc(device, scratch_bytes, stream, &failed);
-    if (failed)
-        goto fail;
-    /* scratch: {count, first true position past limit} then CUB's storage */
-    GA_CUDA_TRY(cudaMemsetAsync(scratch, 0, 8, stream));
-    GA_CUDA_TRY(cudaMemsetAsync(scratch + 8, 0xff, 8, stream));
-    if (ncond > limit)
+        goto done;
+    if (ncond > limit) {
+        /* numpy.compress: a true condition element past the array's end */
+        first = ga_pool_malloc(device, sizeof(uint64_t), stream, &failed);
+        if (failed)
+            goto fail;
+        GA_CUDA_TRY(cudaMemsetAsync(first, 0xff, sizeof(uint64_t), stream));
         GA_LAUNCH_TRY(ga_launch_first_flag(ncond - limit, (const uint8_t *)flags->data + limit,
-                                           (uint64_t *)(scratch + 8), stream), stream);
+                                           first, stream), stream);
+    }
     if (n > 0) {
-        if (values != NULL)
-            GA_LAUNCH_TRY(ga_launch_compress(ga_array_itemsize(values), n, src->data,
-                                             (const uint8_t *)flags->data, out->data,
-                                             (int64_t *)scratch, scratch + 256, &cub_bytes,
-                                             stream), stream);
-        else
-            GA_LAUNCH_TRY(ga_launch_flag_indices(n, (const uint8_t *)flags->data,
-                                                 (int64_t *)out->data, (int64_t *)scratch,
-                                                 scratch + 256, &cub_bytes, stream), stream);
-    }
-    if (ga_read_small(host, scratch, 16, stream, "reading the number of selected elements") < 0)
-        goto fail;
-    ga_pool_free(device, scratch, scratch_bytes, stream);
-    scratch = NULL;
-    Py_CLEAR(flags);
-    Py_CLEAR(src);
-    if (host[1] != -1) {
-        index_error_bounds((long long)(limit + host[1]), 0, limit);
+        if (compact(device, values != NULL ? ga_array_itemsize(values) : 0, n,
+                    src != NULL ? src->data : NULL, (const uint8_t *)flags->data, out->data,
+                    &count, first, &first_host, stream) < 0)
+            goto fail;
+    } else if (ga_read_small(&first_host, first, sizeof(first_host), stream,
+                             "reading the number of selected elements") < 0) {
         goto fail;
     }
-    return shrink_result(out, (npy_intp)host[0]);
+    if (first != NULL) {
+        ga_pool_free(device, first, sizeof(uint64_t), stream);
+        first = NULL;
+    }
+    if (first_host != UINT64_MAX) {
+        index_error_bounds((long long)(limit + (npy_intp)first_host), 0, limit);
+        goto fail;
+    }
+done:
+    Py_XDECREF(flags);
+    Py_XDECREF(src);
+    return shrink_result(out, (npy_intp)count);
 fail:
-    if (scratch != NULL)
-        ga_pool_free(device, scratch, scratch_bytes, stream);
+    if (first != NULL)
+        ga_pool_free(device, first, sizeof(uint64_t), stream);
     Py_XDECREF(flags);
     Py_XDECREF(src);
     Py_XDECREF(out);
@@ -1065,7 +1131,32 @@ ga_array_put(PyObject *self, PyObject *args, PyObject *kwds)
     return ga_forward_method("ndarray.put", self, args, kwds);
 }
 
+/* _set_compaction(name) -> the previous name: "lookback" (the default) or
+ * "cub"; for the probe and the tests, which compare the two kernels. */
+static PyObject *
+py_set_compaction(PyObject *self, PyObject *arg)
+{
+    static const char *names[] = {"lookback", "cub"};
+    const char *name = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
+    int impl = -1;
+    if (name != NULL)
+        impl = strcmp(name, names[0]) == 0 ? GA_COMPACT_LOOKBACK
+             : strcmp(name, names[1]) == 0 ? GA_COMPACT_CUB : -1;
+    if (impl < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "_set_compaction: name must be 'lookback' or "
+                            "'cub'");
+        return NULL;
+    }
+    PyObject *previous = PyUnicode_FromString(names[compact_impl]);
+    if (previous != NULL)
+        compact_impl = impl;
+    return previous;
+}
+
 static PyMethodDef select_functions[] = {
+    {"_set_compaction", py_set_compaction, METH_O,
+     "_set_compaction(name) -> previous: the compaction kernel, 'lookback' or 'cub'"},
     {"_compress", py_compress, METH_VARARGS,
      "_compress(condition, a) -> a's elements (C order) where condition is true"},
     {"_flatnonzero", py_flatnonzero, METH_VARARGS,

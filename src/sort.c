@@ -398,7 +398,7 @@ py_unique(PyObject *self, PyObject *args)
     ga_array *a, *flat = NULL, *values = NULL, *first = NULL, *inverse = NULL, *counts = NULL;
     int want_index, want_inverse, want_counts, equal_nan, failed = 0;
     char *scratch = NULL, *sel = NULL;
-    size_t scratch_bytes = 0, sel_bytes = 0, cub_bytes = 0;
+    size_t scratch_bytes = 0, sel_bytes = 0;
     int64_t ngroups = 0;
     PyObject *result = NULL;
     if (!PyArg_ParseTuple(args, "O!pppp", &GA_ArrayType, &a, &want_index, &want_inverse,
@@ -414,20 +414,17 @@ py_unique(PyObject *self, PyObject *args)
         if (argsort_segments(flat, 0, &scratch, &scratch_bytes, stream) < 0)
             goto fail;
         const int64_t *perm = (const int64_t *)scratch;
-        /* sel: flags (n bytes), group starts (n int64), count, CUB storage */
-        GA_CUDA_TRY(ga_launch_flag_indices(n, NULL, NULL, NULL, NULL, &cub_bytes, stream));
-        size_t fbytes = ((size_t)n + 255) & ~(size_t)255, sbytes = ((size_t)n * 8 + 255) & ~(size_t)255;
-        sel_bytes = fbytes + sbytes + 256 + cub_bytes;
+        /* sel: flags (n bytes), then group starts (n int64) */
+        size_t fbytes = ((size_t)n + 255) & ~(size_t)255;
+        sel_bytes = fbytes + (size_t)n * 8;
         sel = ga_pool_malloc(device, sel_bytes, stream, &failed);
         if (failed)
             goto fail;
         uint8_t *flags = (uint8_t *)sel;
-        int64_t *starts = (int64_t *)(sel + fbytes), *count = (int64_t *)(sel + fbytes + sbytes);
         GA_LAUNCH_TRY(ga_launch_unique_flags((ga_type)flat->type, n, perm, flat->data, equal_nan,
                                              flags, stream), stream);
-        GA_LAUNCH_TRY(ga_launch_flag_indices(n, flags, starts, count, sel + fbytes + sbytes + 256,
-                                             &cub_bytes, stream), stream);
-        if (ga_read_small(&ngroups, count, 8, stream, "reading the number of unique values") < 0)
+        if (ga_select_flag_positions(device, n, flags, (int64_t *)(sel + fbytes), &ngroups,
+                                     stream) < 0)
             goto fail;
     }
     npy_intp ng = (npy_intp)ngroups;

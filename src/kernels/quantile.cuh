@@ -21,9 +21,19 @@
 #include <math.h>
 #include "sort_keys.cuh"
 
-// Ranks and weight for n > 0 valid (non-NaN) elements.
-__host__ __device__ inline void ga_quantile_ranks(int64_t n, double q, int mode, int64_t *lo,
-                                                  int64_t *hi, double *t)
+// Correctly rounded single operations (no FMA contraction).
+__device__ __forceinline__ float q_add(float x, float y) { return __fadd_rn(x, y); }
+__device__ __forceinline__ float q_sub(float x, float y) { return __fsub_rn(x, y); }
+__device__ __forceinline__ float q_mul(float x, float y) { return __fmul_rn(x, y); }
+__device__ __forceinline__ double q_add(double x, double y) { return __dadd_rn(x, y); }
+__device__ __forceinline__ double q_sub(double x, double y) { return __dsub_rn(x, y); }
+__device__ __forceinline__ double q_mul(double x, double y) { return __dmul_rn(x, y); }
+
+// Ranks and weight for n > 0 valid (non-NaN) elements.  NumPy (2.4 on)
+// computes the virtual index in float64 whatever q's kind; a 'weak' q only
+// changes the dtype the interpolation runs in (ga_quantile_value).
+__device__ inline void ga_quantile_ranks(int64_t n, double q, int mode, int64_t *lo, int64_t *hi,
+                                         double *t)
 {
     if (mode == GA_Q_MEDIAN) {
         *lo = (n - 1) / 2;
@@ -31,7 +41,7 @@ __host__ __device__ inline void ga_quantile_ranks(int64_t n, double q, int mode,
         *t = 0.5;
         return;
     }
-    const double v = (double)(n - 1) * q;
+    const double v = q_mul((double)(n - 1), q);
     if (v >= (double)(n - 1)) {
         *lo = *hi = n - 1;
         *t = v + 1.0;
@@ -49,14 +59,6 @@ __host__ __device__ inline bool ga_quantile_out_double(ga_type type, int mode)
 {
     return mode == GA_Q_LINEAR_STRONG || ga_key_kind_of(type) != GA_KEY_FLOAT;
 }
-
-// Correctly rounded single operations (no FMA contraction).
-__device__ __forceinline__ float q_add(float x, float y) { return __fadd_rn(x, y); }
-__device__ __forceinline__ float q_sub(float x, float y) { return __fsub_rn(x, y); }
-__device__ __forceinline__ float q_mul(float x, float y) { return __fmul_rn(x, y); }
-__device__ __forceinline__ double q_add(double x, double y) { return __dadd_rn(x, y); }
-__device__ __forceinline__ double q_sub(double x, double y) { return __dsub_rn(x, y); }
-__device__ __forceinline__ double q_mul(double x, double y) { return __dmul_rn(x, y); }
 
 // Arithmetic in the array's float type: float16 rounds each result.
 template <class T> struct QArith {

@@ -1,0 +1,600 @@
+"""Sorting and order statistics against NumPy on fresh random data: sort,
+argsort (stable, ties), partition / argpartition (the partition property),
+unique (index, inverse, counts, NaN as NumPy 2.x), searchsorted, digitize,
+bincount, histogram, median, nanmedian, percentile, quantile; every one
+across dtypes, axes, keepdims, non-contiguous inputs, NaN and empty
+inputs.  The lesson's kappa-sigma clipper keeps the same pixels as NumPy's.
+Argument checks and the radix keys' order need no device and run
+everywhere; device tests are marked gpu."""
+import warnings
+
+import numpy as np
+import pytest
+
+import gpuarr as gp
+from gpuarr import _core
+
+gpu = pytest.mark.gpu
+
+ORDERED = [np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                                 np.uint32, np.int64, np.uint64, np.float16, np.float32,
+                                 np.float64)]
+FLOATS = [np.dtype(t) for t in (np.float16, np.float32, np.float64)]
+RTOL = {"e": 2e-3, "f": 2e-6, "d": 1e-12}
+
+
+def values(rng, shape, dtype, ties=False, nan=False):
+    """Random values of dtype; with ties, few distinct values; with nan,
+    some NaN, infinities and signed zeros among floats."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if ties:
+            lo = max(info.min, -5)
+            return rng.integers(lo, lo + 10, size=shape).astype(dtype)
+        return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
+    a = rng.integers(-6, 6, size=shape) / 2 if ties else rng.standard_normal(shape) * 100
+    a = np.asarray(a, dtype=dtype)
+    if nan and a.size:
+        flat = a.reshape(-1)
+        specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], dtype=dtype)
+        pos = rng.integers(0, flat.size, size=max(1, flat.size // 10))
+        flat[pos] = rng.choice(specials, size=pos.size)
+    return a
+
+
+def layouts(h):
+    """(name, host view, device view) of h: contiguous, transposed, strided
+    and reversed, the device views taken from device copies of the same
+    host data."""
+    out = [("contiguous", h, gp.asarray(h))]
+    if h.ndim >= 2:
+        out.append(("transposed", h.T, gp.asarray(h).T))
+    if h.ndim >= 1:
+        big = np.repeat(h, 2, axis=-1)
+        out.append(("strided", big[..., ::2], gp.asarray(big)[..., ::2]))
+        out.append(("reversed", h[::-1], gp.asarray(h)[::-1]))
+    return out
+
+
+def get(x):
+    return x.get() if isinstance(x, gp.ndarray) else np.asarray(x)
+
+
+def assert_close(got, want, dtype=None):
+    got, want = get(got), np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    kind = want.dtype.char if want.dtype.kind == "f" else "d"
+    np.testing.assert_allclose(got, want, rtol=RTOL.get(kind, 1e-12), atol=0, equal_nan=True)
+
+
+# ================================================================ host only
+
+@pytest.mark.parametrize("dtype", ORDERED)
+def test_radix_keys_order_like_numpy_sort(rng, dtype):
+    h = values(rng, 500, dtype, nan=True)
+    keys = _core._sort_keys(h, True)
+    order = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(h[order], np.sort(h))
+    np.testing.assert_array_equal(order, np.argsort(h, kind="stable"))
+
+
+def test_radix_keys_refuse_complex():
+    with pytest.raises(TypeError, match="complex"):
+        _core._sort_keys(np.zeros(3, np.complex64), True)
+
+
+def test_host_arrays_are_refused_with_the_remedy():
+    for f, args in ((gp.sort, ()), (gp.argsort, ()), (gp.median, ()), (gp.unique, ()),
+                    (gp.quantile, (0.5,)), (gp.bincount, ()), (gp.histogram, ())):
+        with pytest.raises(TypeError, match="asarray"):
+            f(np.arange(5), *args)
+
+
+def test_quantile_methods_other_than_linear_are_a_clear_error():
+    with pytest.raises(NotImplementedError, match="linear"):
+        gp.quantile(None, 0.5, method="nearest")
+
+
+def test_quantile_weights_are_a_clear_error():
+    with pytest.raises(NotImplementedError, match="weights"):
+        gp.percentile(None, 50, weights=[1.0])
+
+
+@pytest.mark.parametrize("q", [-0.1, 1.5, [0.2, 2.0], np.nan])
+def test_quantile_out_of_range_is_value_error(q):
+    with pytest.raises(ValueError, match="range"):
+        gp.quantile(None, q)
+
+
+def test_percentile_out_of_range_is_value_error():
+    with pytest.raises(ValueError, match=r"\[0, 100\]"):
+        gp.percentile(None, 101)
+
+
+def test_histogram_estimator_names_are_a_clear_error():
+    with pytest.raises(NotImplementedError, match="auto"):
+        gp.histogram(None, bins="auto")
+
+
+def test_compaction_switch_checks_its_argument():
+    with pytest.raises(ValueError, match="lookback"):
+        _core._set_compaction("fast")
+    with pytest.raises(ValueError):
+        _core._set_compaction(3)
+    assert _core._set_compaction("lookback") in ("lookback", "cub")
+
+
+# ===================================================================== sort
+
+@gpu
+@pytest.mark.parametrize("dtype", ORDERED)
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_sort_matches_numpy(rng, dtype, axis):
+    h = values(rng, (5, 7, 33), dtype, nan=True)
+    for name, hv, dv in layouts(h):
+        got = gp.sort(dv, axis=axis).get()
+        want = np.sort(hv, axis=axis)
+        assert got.dtype == want.dtype and got.shape == want.shape, name
+        np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ORDERED)
+@pytest.mark.parametrize("axis", [None, 0, -1])
+def test_argsort_is_stable_like_numpy(rng, dtype, axis):
+    h = values(rng, (6, 300), dtype, ties=True, nan=True)
+    for name, hv, dv in layouts(h):
+        got = gp.argsort(dv, axis=axis)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got.get(), np.argsort(hv, axis=axis, kind="stable"),
+                                      err_msg=name)
+
+
+@gpu
+def test_sort_large_and_many_segments(rng):
+    h = values(rng, (3000, 700), np.float64, nan=True)
+    np.testing.assert_array_equal(gp.sort(gp.asarray(h), axis=1).get(), np.sort(h, axis=1))
+    np.testing.assert_array_equal(gp.argsort(gp.asarray(h), axis=0).get(),
+                                  np.argsort(h, axis=0, kind="stable"))
+    big = values(rng, 3_000_001, np.float32, nan=True)
+    np.testing.assert_array_equal(gp.sort(gp.asarray(big)).get(), np.sort(big))
+
+
+@gpu
+def test_sort_method_sorts_in_place_and_accepts_kind(rng):
+    h = values(rng, (4, 50), np.int32, ties=True)
+    d = gp.asarray(h)
+    assert d.sort(axis=0, kind="quicksort") is None
+    h.sort(axis=0)
+    np.testing.assert_array_equal(d.get(), h)
+    np.testing.assert_array_equal(d.argsort(kind="mergesort").get(),
+                                  np.argsort(h, kind="stable"))
+
+
+@gpu
+def test_sort_edge_shapes(rng):
+    for shape in [(0,), (3, 0), (0, 4), (1,), (1, 1)]:
+        h = values(rng, shape, np.float32)
+        np.testing.assert_array_equal(gp.sort(gp.asarray(h)).get(), np.sort(h))
+        np.testing.assert_array_equal(gp.argsort(gp.asarray(h), axis=0).get(),
+                                      np.argsort(h, axis=0))
+    d0 = gp.asarray(np.float32(3))
+    with pytest.raises(np.exceptions.AxisError):
+        gp.sort(d0)
+    np.testing.assert_array_equal(gp.sort(d0, axis=None).get(), np.sort(np.float32(3), axis=None))
+
+
+@gpu
+def test_sort_bad_arguments():
+    d = gp.arange(10)
+    with pytest.raises(np.exceptions.AxisError):
+        gp.sort(d, axis=1)
+    with pytest.raises(np.exceptions.AxisError):
+        gp.argsort(d, axis=-2)
+    with pytest.raises(ValueError, match="order"):
+        gp.sort(d, order="x")
+    with pytest.raises(TypeError, match="complex"):
+        gp.sort(gp.zeros(3, dtype=np.complex64))
+
+
+# ================================================================ partition
+
+def check_partition(part, hv, kth, axis):
+    """part is a partition of hv along axis around every k in kth."""
+    srt = np.sort(hv, axis=axis)
+    part = np.asarray(part)
+    np.testing.assert_array_equal(np.sort(part, axis=axis), srt)
+    n = srt.shape[axis]
+    for k in np.atleast_1d(kth):
+        k = k % n
+        pk = np.take(part, [k], axis=axis)
+        np.testing.assert_array_equal(pk, np.take(srt, [k], axis=axis))
+        before = np.take(part, np.arange(k), axis=axis)
+        after = np.take(part, np.arange(k + 1, n), axis=axis)
+        with np.errstate(invalid="ignore"):
+            assert np.all((before <= pk) | np.isnan(pk))
+            assert np.all((after >= pk) | np.isnan(after))
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.int16, np.uint32, np.float32, np.float64])
+@pytest.mark.parametrize("kth", [0, 5, -1, [2, 9]])
+@pytest.mark.parametrize("axis", [-1, 0, None])
+def test_partition_property(rng, dtype, kth, axis):
+    h = values(rng, (11, 13), dtype, ties=True, nan=True)
+    for name, hv, dv in layouts(h):
+        part = gp.partition(dv, kth, axis=axis).get()
+        flat = hv.ravel() if axis is None else hv
+        check_partition(part, flat, kth, -1 if axis is None else axis)
+        idx = gp.argpartition(dv, kth, axis=axis).get()
+        ax = -1 if axis is None else axis
+        gathered = np.take_along_axis(flat, idx, axis=ax)
+        check_partition(gathered, flat, kth, ax)
+        np.testing.assert_array_equal(np.sort(idx, axis=ax),
+                                      np.broadcast_to(np.arange(flat.shape[ax]).reshape(
+                                          [-1 if d == ax % flat.ndim else 1
+                                           for d in range(flat.ndim)]), idx.shape))
+
+
+@gpu
+def test_partition_bad_kth_and_method():
+    d = gp.arange(10)
+    with pytest.raises(ValueError, match="out of bounds"):
+        gp.partition(d, 10)
+    with pytest.raises(ValueError, match="out of bounds"):
+        gp.argpartition(d, -11)
+    m = gp.asarray(np.array([3, 1, 2]))
+    assert m.partition(1) is None
+    np.testing.assert_array_equal(m.get()[1], 2)
+
+
+# =================================================================== unique
+
+def np_unique(h, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.unique(h, **kw)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ORDERED)
+def test_unique_matches_numpy(rng, dtype):
+    h = values(rng, (7, 41), dtype, ties=True, nan=True)
+    for name, hv, dv in layouts(h):
+        got = gp.unique(dv, return_index=True, return_inverse=True, return_counts=True)
+        want = np_unique(hv, return_index=True, return_inverse=True, return_counts=True)
+        for g, w, what in zip(got, want, ("values", "index", "inverse", "counts")):
+            g = g.get()
+            assert g.shape == w.shape, (name, what, g.shape, w.shape)
+            np.testing.assert_array_equal(g, w, err_msg=f"{name} {what}")
+        np.testing.assert_array_equal(gp.unique(dv).get(), want[0])
+
+
+@gpu
+def test_unique_nan_handling_as_numpy_2(rng):
+    h = np.array([np.nan, 1.0, np.nan, -0.0, 0.0, np.inf, np.nan, 1.0])
+    d = gp.asarray(h)
+    for equal_nan in (True, False):
+        got = gp.unique(d, return_index=True, return_counts=True, equal_nan=equal_nan)
+        want = np.unique(h, return_index=True, return_counts=True, equal_nan=equal_nan)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.get(), w)
+
+
+@gpu
+def test_unique_single_outputs_and_empty(rng):
+    h = values(rng, 1000, np.int8, ties=True)
+    d = gp.asarray(h)
+    for kw in ({"return_index": True}, {"return_inverse": True}, {"return_counts": True}):
+        got, want = gp.unique(d, **kw), np.unique(h, **kw)
+        assert len(got) == 2
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.get(), w)
+    e = gp.unique(gp.zeros((0, 3), dtype=np.float32), return_counts=True)
+    assert e[0].shape == (0,) and e[0].dtype == np.float32 and e[1].shape == (0,)
+    with pytest.raises(NotImplementedError, match="axis"):
+        gp.unique(d, axis=0)
+
+
+# ============================================================== searchsorted
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int64, np.float16, np.float32,
+                                   np.float64])
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_matches_numpy(rng, dtype, side):
+    a = np.sort(values(rng, 200, dtype, ties=True, nan=True))
+    v = values(rng, (3, 50), dtype, ties=True, nan=True)
+    got = gp.searchsorted(gp.asarray(a), gp.asarray(v), side=side)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got.get(), np.searchsorted(a, v, side=side))
+    np.testing.assert_array_equal(gp.asarray(a).searchsorted(gp.asarray(v[0]), side).get(),
+                                  np.searchsorted(a, v[0], side))
+    s = gp.searchsorted(gp.asarray(a), 1, side=side)
+    assert isinstance(s, gp.ndarray) and s.shape == ()
+    assert int(s) == np.searchsorted(a, 1, side=side)
+
+
+@gpu
+def test_searchsorted_with_sorter_and_non_contiguous(rng):
+    a = values(rng, 300, np.float64, ties=True, nan=True)
+    sorter = np.argsort(a, kind="stable")
+    v = values(rng, 100, np.float64, ties=True)
+    got = gp.searchsorted(gp.asarray(a), gp.asarray(v), side="right", sorter=gp.asarray(sorter))
+    np.testing.assert_array_equal(got.get(), np.searchsorted(a, v, side="right", sorter=sorter))
+    big = np.sort(values(rng, 400, np.int32))
+    got = gp.searchsorted(gp.asarray(big)[::2], gp.asarray(v).astype(np.int32)[::-1])
+    np.testing.assert_array_equal(got.get(), np.searchsorted(big[::2], v.astype(np.int32)[::-1]))
+    with pytest.raises(ValueError, match="side"):
+        gp.searchsorted(gp.asarray(big), 3, side="middle")
+    with pytest.raises(ValueError):
+        gp.searchsorted(gp.zeros((2, 2)), 1)
+    e = gp.searchsorted(gp.zeros(0), gp.asarray([1.0, 2.0]))
+    np.testing.assert_array_equal(e.get(), [0, 0])
+
+
+# ================================================================= digitize
+
+@gpu
+@pytest.mark.parametrize("right", [False, True])
+@pytest.mark.parametrize("decreasing", [False, True])
+def test_digitize_matches_numpy(rng, right, decreasing):
+    x = values(rng, (4, 100), np.float64, ties=True, nan=True)
+    bins = np.unique(values(rng, 12, np.float64, ties=True))
+    if decreasing:
+        bins = bins[::-1].copy()
+    want = np.digitize(x, bins, right=right)
+    np.testing.assert_array_equal(gp.digitize(gp.asarray(x), bins, right=right).get(), want)
+    np.testing.assert_array_equal(gp.digitize(gp.asarray(x), gp.asarray(bins),
+                                              right=right).get(), want)
+    xi = values(rng, 50, np.int16, ties=True)
+    np.testing.assert_array_equal(gp.digitize(gp.asarray(xi), bins, right=right).get(),
+                                  np.digitize(xi, bins, right=right))
+
+
+@gpu
+def test_digitize_bad_bins():
+    with pytest.raises(ValueError, match="monotonically"):
+        gp.digitize(gp.arange(5), [1, 3, 2])
+    with pytest.raises(TypeError, match="complex"):
+        gp.digitize(gp.zeros(3, dtype=np.complex64), [0, 1])
+
+
+# ================================================================= bincount
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.int64, np.uint32])
+def test_bincount_matches_numpy(rng, dtype):
+    x = rng.integers(0, 60, 5000).astype(dtype)
+    w = rng.standard_normal(5000)
+    d = gp.asarray(x)
+    got = gp.bincount(d)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got.get(), np.bincount(x))
+    np.testing.assert_allclose(gp.bincount(d, weights=gp.asarray(w)).get(),
+                               np.bincount(x, weights=w), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(gp.bincount(d, minlength=100).get(),
+                                  np.bincount(x, minlength=100))
+    np.testing.assert_array_equal(gp.bincount(d[::3]).get(), np.bincount(x[::3]))
+    wf = w.astype(np.float32)
+    np.testing.assert_allclose(gp.bincount(d, gp.asarray(wf)).get(), np.bincount(x, wf),
+                               rtol=1e-6, atol=1e-5)
+
+
+@gpu
+def test_bincount_large_range_and_errors(rng):
+    x = rng.integers(0, 100_000, 3000)
+    np.testing.assert_array_equal(gp.bincount(gp.asarray(x)).get(), np.bincount(x))
+    e = gp.bincount(gp.zeros(0, dtype=np.int64), minlength=4)
+    np.testing.assert_array_equal(e.get(), np.bincount(np.zeros(0, np.int64), minlength=4))
+    with pytest.raises(ValueError, match="negative"):
+        gp.bincount(gp.asarray([1, -1, 2]))
+    with pytest.raises(ValueError, match="minlength"):
+        gp.bincount(gp.asarray([1, 2]), minlength=-1)
+    with pytest.raises(ValueError, match="same length"):
+        gp.bincount(gp.asarray([1, 2]), weights=gp.ones(3))
+    with pytest.raises(TypeError, match="safe"):
+        gp.bincount(gp.asarray([1.0, 2.0]))
+    with pytest.raises(ValueError, match="depth|deep"):
+        gp.bincount(gp.zeros((2, 2), dtype=np.int64))
+
+
+# ================================================================ histogram
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("bins", [1, 10, 257, "edges", "device_edges"])
+def test_histogram_matches_numpy(rng, dtype, bins):
+    h = values(rng, (50, 80), dtype)
+    edges = np.sort(rng.standard_normal(9) * 80)
+    b = edges if bins == "edges" else gp.asarray(edges) if bins == "device_edges" else bins
+    hb = edges if isinstance(bins, str) else bins
+    for name, hv, dv in layouts(h):
+        got_n, got_e = gp.histogram(dv, bins=b)
+        want_n, want_e = np.histogram(hv, bins=hb)
+        np.testing.assert_array_equal(got_n.get(), want_n, err_msg=name)
+        assert got_n.dtype == want_n.dtype
+        np.testing.assert_allclose(got_e.get(), want_e, rtol=RTOL.get(want_e.dtype.char, 1e-12))
+
+
+@gpu
+def test_histogram_range_weights_density(rng):
+    h = rng.standard_normal(10_000).astype(np.float32)
+    w = rng.random(10_000)
+    d, dw = gp.asarray(h), gp.asarray(w)
+    for kw in ({"range": (-1, 2)}, {"range": (0.5, 0.5)}, {"bins": 7, "range": (-3.0, 3.0)}):
+        gn, ge = gp.histogram(d, **kw)
+        wn, we = np.histogram(h, **kw)
+        np.testing.assert_array_equal(gn.get(), wn)
+        np.testing.assert_allclose(ge.get(), we, rtol=1e-6)
+    gn, _ = gp.histogram(d, bins=20, weights=dw)
+    np.testing.assert_allclose(gn.get(), np.histogram(h, bins=20, weights=w)[0], rtol=1e-10)
+    gn, _ = gp.histogram(d, bins=20, density=True)
+    np.testing.assert_allclose(gn.get(), np.histogram(h, bins=20, density=True)[0], rtol=1e-5)
+    gn, _ = gp.histogram(d, bins=[-1, 0, 0.5, 3], density=True, weights=dw)
+    np.testing.assert_allclose(gn.get(), np.histogram(h, bins=[-1, 0, 0.5, 3], density=True,
+                                                      weights=w)[0], rtol=1e-10)
+    en, ee = gp.histogram(gp.zeros(0, dtype=np.float64), bins=4)
+    wn, we = np.histogram(np.zeros(0), bins=4)
+    np.testing.assert_array_equal(en.get(), wn)
+    np.testing.assert_allclose(ee.get(), we)
+
+
+@gpu
+def test_histogram_bad_arguments():
+    d = gp.arange(10.0)
+    with pytest.raises(ValueError, match="monotonically"):
+        gp.histogram(d, bins=[0, 2, 1])
+    with pytest.raises(ValueError, match="positive"):
+        gp.histogram(d, bins=0)
+    with pytest.raises(ValueError, match="larger"):
+        gp.histogram(d, range=(2, 1))
+    with pytest.raises(ValueError, match="finite"):
+        gp.histogram(d, range=(0, np.inf))
+    with pytest.raises(ValueError, match="same shape"):
+        gp.histogram(d, weights=gp.ones(3))
+
+
+# ================================================================ quantiles
+
+def np_call(f, *args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return f(*args, **kw)
+
+
+QUANTILE_DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.uint16, np.int32, np.int64,
+                                         np.uint64, np.float16, np.float32, np.float64)]
+AXES = [None, 0, -1, 1, (0, 2), (2, 0, 1)]
+
+
+@gpu
+@pytest.mark.parametrize("dtype", QUANTILE_DTYPES)
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_median_matches_numpy(rng, dtype, axis, keepdims):
+    h = values(rng, (4, 6, 9), dtype, ties=dtype.kind != "f")
+    for name, hv, dv in layouts(h):
+        got = gp.median(dv, axis=axis, keepdims=keepdims)
+        assert isinstance(got, gp.ndarray)
+        assert_close(got, np.median(hv, axis=axis, keepdims=keepdims))
+
+
+@gpu
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 1)])
+def test_median_with_nan_is_nan_and_nanmedian_ignores_it(rng, dtype, axis):
+    h = values(rng, (8, 5, 7), dtype, nan=True)
+    h[0, 0, :] = np.nan                     # an all-NaN row for nanmedian
+    d = gp.asarray(h)
+    assert_close(gp.median(d, axis=axis), np_call(np.median, h, axis=axis))
+    assert_close(gp.nanmedian(d, axis=axis), np_call(np.nanmedian, h, axis=axis))
+    assert np.isnan(float(gp.median(d)))
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.int16, np.float32, np.float64])
+def test_median_of_large_arrays_by_selection(rng, dtype):
+    h = values(rng, 4_194_304 + 7, dtype, ties=dtype == np.int16)
+    d = gp.asarray(h)
+    assert_close(gp.median(d), np.median(h))
+    assert_close(gp.median(d[1:]), np.median(h[1:]))
+    assert_close(gp.percentile(d, [1, 50, 99.9]), np.percentile(h, [1, 50, 99.9]))
+
+
+@gpu
+def test_median_empty_and_out(rng):
+    with pytest.warns(RuntimeWarning):
+        e = gp.median(gp.zeros(0, dtype=np.float32))
+    assert e.shape == () and e.dtype == np.float32 and np.isnan(float(e))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        z = np.zeros((0, 4))
+        assert_close(gp.median(gp.asarray(z), axis=0), np.median(z, axis=0))
+        assert_close(gp.median(gp.asarray(z), axis=1), np.median(z, axis=1))
+    h = values(rng, (5, 6), np.float64)
+    out = gp.empty(6)
+    r = gp.median(gp.asarray(h), axis=0, out=out)
+    assert r is out
+    assert_close(out, np.median(h, axis=0))
+    with pytest.raises(np.exceptions.AxisError):
+        gp.median(gp.asarray(h), axis=2)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", QUANTILE_DTYPES[1:])
+@pytest.mark.parametrize("q", [0.5, 0.0, 1.0, 0.3, [0.1, 0.25, 0.9], [[0.2, 0.8], [0.5, 1.0]]])
+@pytest.mark.parametrize("axis", [None, 1, (0, 2)])
+def test_quantile_matches_numpy(rng, dtype, q, axis):
+    h = values(rng, (3, 10, 7), dtype)
+    for name, hv, dv in layouts(h):
+        assert_close(gp.quantile(dv, q, axis=axis), np.quantile(hv, q, axis=axis))
+    qa = np.asarray(q) * 100
+    qp = float(qa) if qa.ndim == 0 else qa
+    assert_close(gp.percentile(gp.asarray(h), qp, axis=axis, keepdims=True),
+                 np.percentile(h, qp, axis=axis, keepdims=True))
+
+
+@gpu
+def test_quantile_many_and_device_q(rng):
+    h = values(rng, 1000, np.float32)
+    q = np.linspace(0, 1, 11)
+    assert_close(gp.quantile(gp.asarray(h), q), np.quantile(h, q))
+    assert_close(gp.quantile(gp.asarray(h), gp.asarray(q)), np.quantile(h, q))
+
+
+@gpu
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_nanquantile_and_nanpercentile(rng, dtype):
+    h = values(rng, (6, 40), dtype, nan=True)
+    h[2] = np.nan
+    d = gp.asarray(h)
+    for axis in (None, 1, 0):
+        assert_close(gp.nanquantile(d, [0.2, 0.7], axis=axis),
+                     np_call(np.nanquantile, h, [0.2, 0.7], axis=axis))
+        assert_close(gp.nanpercentile(d, 40, axis=axis),
+                     np_call(np.nanpercentile, h, 40, axis=axis))
+        assert_close(gp.quantile(d, 0.5, axis=axis), np_call(np.quantile, h, 0.5, axis=axis))
+
+
+@gpu
+def test_quantile_errors_as_numpy():
+    with pytest.raises(IndexError):
+        gp.quantile(gp.zeros(0), 0.5)
+    with pytest.raises(TypeError):
+        gp.quantile(gp.asarray([True, False]), 0.5)
+    with pytest.raises(TypeError):
+        gp.median(gp.zeros(3, dtype=np.complex64))
+    with pytest.raises(NotImplementedError, match="linear"):
+        gp.quantile(gp.arange(5.0), 0.5, method="nearest")
+
+
+# ========================================================= the lesson's clip
+
+def kappa_sigma_clipper(xp, data_flat):
+    """The lesson's clipper, verbatim but for the array module."""
+    while True:
+        med = xp.median(data_flat)
+        std = xp.std(data_flat)
+        clipped_lower = data_flat.compress(data_flat > med - 3 * std)
+        clipped_both = clipped_lower.compress(clipped_lower < med + 3 * std)
+        if len(clipped_both) == len(data_flat):
+            break
+        data_flat = clipped_both
+    return data_flat
+
+
+@gpu
+def test_kappa_sigma_clipper_keeps_the_same_pixels_as_numpy():
+    from gpuarr.datasets import synthetic_sky
+    image = synthetic_sky(size=512)
+    want = kappa_sigma_clipper(np, image.ravel())
+    got = kappa_sigma_clipper(gp, gp.asarray(image).ravel())
+    assert isinstance(got, gp.ndarray)
+    assert len(got) == len(want)
+    np.testing.assert_allclose(float(gp.std(got)), float(np.std(want)), rtol=1e-5)
+    np.testing.assert_array_equal(np.sort(got.get()), np.sort(want))
