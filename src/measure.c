@@ -652,7 +652,57 @@ fail:
     return NULL;
 }
 
+/* _measure_rows(a) -> list of tuples of Python floats, one per row of a
+ * C-contiguous float64 device array (n, d): centre-of-mass results as
+ * SciPy returns them, read with one copy and built without NumPy. */
+static PyObject *
+py_measure_rows(PyObject *self, PyObject *args)
+{
+    ga_array *a;
+    double *host = NULL;
+    PyObject *list = NULL;
+    if (!PyArg_ParseTuple(args, "O!", &GA_ArrayType, &a))
+        return NULL;
+    if (a->ndim != 2 || a->type != GA_FLOAT64 || !(a->flags & GA_C_CONTIGUOUS)) {
+        PyErr_SetString(PyExc_ValueError, "_measure_rows needs a C-contiguous 2-d float64 array");
+        return NULL;
+    }
+    npy_intp n = a->shape[0], d = a->shape[1];
+    size_t nbytes = (size_t)n * (size_t)d * sizeof(double);
+    if (nbytes > 0) {
+        if (ga_runtime_use_device(a->device) < 0)
+            return NULL;
+        if ((host = PyMem_Malloc(nbytes)) == NULL)
+            return PyErr_NoMemory();
+        if (ga_read_small(host, a->data, nbytes, ga_runtime_current_stream(),
+                          "reading measurements") < 0)
+            goto fail;
+    }
+    if ((list = PyList_New(n)) == NULL)
+        goto fail;
+    for (npy_intp i = 0; i < n; ++i) {
+        PyObject *row = PyTuple_New(d);
+        if (row == NULL)
+            goto fail;
+        PyList_SET_ITEM(list, i, row);
+        for (npy_intp j = 0; j < d; ++j) {
+            PyObject *v = PyFloat_FromDouble(host[i * d + j]);
+            if (v == NULL)
+                goto fail;
+            PyTuple_SET_ITEM(row, j, v);
+        }
+    }
+    PyMem_Free(host);
+    return list;
+fail:
+    PyMem_Free(host);
+    Py_XDECREF(list);
+    return NULL;
+}
+
 static PyMethodDef measure_functions[] = {
+    {"_measure_rows", py_measure_rows, METH_VARARGS,
+     "_measure_rows(a) -> list of tuples of floats, the rows of a 2-d float64 device array"},
     {"_measure", py_measure, METH_VARARGS,
      "_measure(input, labels, mode, lo, nslots, table, inverse, what) -> tuple of statistics"},
     {"_measure_index", py_measure_index, METH_VARARGS,

@@ -343,10 +343,8 @@ def center_of_mass(input, labels=None, index=None):
     a tuple of Python floats, or a list of such tuples for a sequence index
     (one device-to-host copy of the small result).  NaN for empty labels."""
     input, plan, (c,) = _measure(input, labels, index, _COM)
-    host = c.get()
-    if plan.scalar:
-        return tuple(host[0].tolist())
-    return list(zip(*host.T.tolist()))
+    rows = _core._measure_rows(c)
+    return rows[0] if plan.scalar else rows
 
 
 def histogram(input, min, max, bins, labels=None, index=None):  # noqa: A002

@@ -645,7 +645,8 @@ struct AccumulateLaunch {
     }
 };
 
-// Scratch layout of ga_launch_measure: moments | extrema | centres | ticket.
+// Scratch layout of ga_launch_measure: moments | ticket | extrema | centres
+// (moments and ticket next to each other: one memset clears both).
 struct MsScratch {
     double *mom;
     uint64_t *ext;
@@ -659,10 +660,10 @@ struct MsScratch {
         ext_bytes = round_up((size_t)E_NCOMP * ns * sizeof(uint64_t));
         char *c = (char *)base;
         mom = (double *)c;
-        ext = (uint64_t *)(c + mom_bytes);
-        centre = (double *)(c + mom_bytes + ext_bytes);
-        ticket = (unsigned int *)(c + mom_bytes + ext_bytes + round_up(ns * sizeof(double)));
-        total = mom_bytes + ext_bytes + round_up(ns * sizeof(double)) + 256;
+        ticket = (unsigned int *)(c + mom_bytes);
+        ext = (uint64_t *)(c + mom_bytes + 256);
+        centre = (double *)(c + mom_bytes + 256 + ext_bytes);
+        total = mom_bytes + 256 + ext_bytes + round_up(ns * sizeof(double));
     }
 };
 
@@ -751,9 +752,8 @@ extern "C" cudaError_t ga_launch_measure(const ga_measure_args *a, unsigned int 
     cudaError_t err;
     const bool moments = what & MS_MOMENT_STATS, centred = what & MS_CENTRED_STATS;
     const bool extrema = what & MS_EXTREMA_STATS, positions = what & MS_POSITION_STATS;
-    if ((err = cudaMemsetAsync(s.mom, 0, s.mom_bytes, stream)) != cudaSuccess)
-        return err;
-    if ((err = cudaMemsetAsync(s.ticket, 0, sizeof(unsigned int), stream)) != cudaSuccess)
+    if ((err = cudaMemsetAsync(s.mom, 0, s.mom_bytes + sizeof(unsigned int), stream)) !=
+        cudaSuccess)
         return err;
     if (extrema && (err = cudaMemsetAsync(s.ext, 0xff, s.ext_bytes, stream)) != cudaSuccess)
         return err;
