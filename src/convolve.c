@@ -13,9 +13,13 @@
  * 1. Axes that pass through unfiltered (one tap, offset 0, same length in
  *    and out) are merged with their unfiltered neighbours.
  * 2. One merged axis, or an unfiltered axis followed by a filtered one,
- *    runs the line kernel (rows of a contiguous axis); anything else runs
- *    the tile kernel on the last two merged axes, looping the leading ones
- *    inside the kernel.  Shared memory stays within 48 KiB by staging long
+ *    runs the line kernel (rows of a contiguous axis: np.convolve, the
+ *    last-axis pass of a separable filter); one filtered axis between
+ *    unfiltered ones runs the column kernel (the other passes of a
+ *    separable filter: each thread slides down 16 bytes of columns);
+ *    anything else runs the tile kernel on the last two merged axes,
+ *    looping the leading ones inside the kernel (convolve2d, N-d
+ *    correlate).  Shared memory stays within 48 KiB by staging long
  *    filters in balanced chunks.
  * 3. Inputs are cast to the compute type (float32, float64, int64 --
  *    complex for the line kernel) and made C-contiguous only when they are
@@ -146,9 +150,37 @@ plan_tile(ga_conv_tile *p, const ga_conv_axis *ax, int nax)
     return 0;
 }
 
+/* A column launch: `outer` planes, filtered axis h, `cols` unfiltered
+ * contiguous columns.  Runs along h are as long as they can be while the
+ * grid still has about COLS_THREADS threads (long runs re-read fewer halo
+ * rows), and no shorter than COLS_RUN_MIN. */
+#define COLS_THREADS (1 << 18)
+#define COLS_RUN_MIN 32
+static void
+plan_cols(ga_conv_cols *p, int64_t outer, const ga_conv_axis *h, int64_t cols, int itemsize)
+{
+    memset(p, 0, sizeof(*p));
+    p->outer = outer;
+    p->h = *h;
+    p->cols = cols;
+    int vec = 16 / itemsize;
+    p->vec = cols % vec == 0 ? vec : 1;
+    int64_t lanes = outer * ((cols + p->vec - 1) / p->vec);
+    int64_t nruns = (COLS_THREADS + lanes - 1) / lanes;
+    int64_t most = (h->n_out + COLS_RUN_MIN - 1) / COLS_RUN_MIN;
+    if (nruns > most) nruns = most;
+    if (nruns < 1) nruns = 1;
+    int64_t run = (h->n_out + nruns - 1) / nruns;
+    run = (run + GA_CONV_COLS_C - 1) / GA_CONV_COLS_C * GA_CONV_COLS_C;
+    p->run = (int)(run < INT32_MAX ? run : INT32_MAX / GA_CONV_COLS_C * GA_CONV_COLS_C);
+}
+
+enum { PLAN_LINE, PLAN_COLS, PLAN_TILE };
+
 typedef struct {
-    int line;            /* 1: line kernel, 0: tile kernel */
+    int kind;            /* PLAN_LINE, PLAN_COLS or PLAN_TILE */
     ga_conv_line l;
+    ga_conv_cols c;
     ga_conv_tile t;
 } conv_plan;
 
@@ -174,21 +206,35 @@ plan_correlation(int ndim, const npy_intp *x_shape, const npy_intp *w_shape,
     }
     memset(plan, 0, sizeof(*plan));
     if (n == 1 || (n == 2 && plain[0])) {
-        plan->line = 1;
+        plan->kind = PLAN_LINE;
         plan_line(&plan->l, n == 1 ? 1 : ax[0].n_in, &ax[n - 1], itemsize);
         return 0;
     }
+    /* One filtered axis followed by unfiltered ones (a separable pass
+     * along an outer axis): the column kernel. */
+    if (ax[n - 2].k <= INT32_MAX && ((n == 2 && !plain[0] && plain[1]) ||
+                                     (n == 3 && plain[0] && !plain[1] && plain[2]))) {
+        plan->kind = PLAN_COLS;
+        plan_cols(&plan->c, n == 3 ? ax[0].n_in : 1, &ax[n - 2], ax[n - 1].n_in, itemsize);
+        return 0;
+    }
+    plan->kind = PLAN_TILE;
     return plan_tile(&plan->t, ax, n);
 }
 
 static void
 set_launch_fields(conv_plan *plan, int mode, int flags, double divisor, const ga_kscalar *cval)
 {
-    if (plan->line) {
+    if (plan->kind == PLAN_LINE) {
         plan->l.mode = mode;
         plan->l.flags = flags;
         plan->l.divisor = divisor;
         plan->l.cval = *cval;
+    } else if (plan->kind == PLAN_COLS) {
+        plan->c.mode = mode;
+        plan->c.flags = flags;
+        plan->c.divisor = divisor;
+        plan->c.cval = *cval;
     } else {
         plan->t.mode = mode;
         plan->t.flags = flags;
@@ -200,7 +246,13 @@ set_launch_fields(conv_plan *plan, int mode, int flags, double divisor, const ga
 static int
 check_blocks(const conv_plan *plan)
 {
-    int64_t blocks = plan->line ? ga_conv_line_blocks(&plan->l) : ga_conv_tile_blocks(&plan->t);
+    int64_t blocks = plan->kind == PLAN_LINE ? ga_conv_line_blocks(&plan->l) :
+                     plan->kind == PLAN_TILE ? ga_conv_tile_blocks(&plan->t) : 0;
+    if (plan->kind == PLAN_COLS) {
+        ga_conv_cols scalar = plan->c;     /* the launcher may fall back to vec 1 */
+        scalar.vec = 1;
+        blocks = ga_conv_cols_blocks(&scalar);
+    }
     if (blocks > INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "correlation: output too large for one launch");
         return -1;
@@ -212,8 +264,11 @@ static int
 launch_plan(const conv_plan *plan, int type, const ga_array *x, const ga_array *w, ga_array *out)
 {
     cudaStream_t stream = ga_runtime_current_stream();
-    if (plan->line)
+    if (plan->kind == PLAN_LINE)
         GA_LAUNCH_TRY(ga_launch_conv_line((ga_type)type, &plan->l, x->data, w->data, out->data,
+                                          stream), stream);
+    else if (plan->kind == PLAN_COLS)
+        GA_LAUNCH_TRY(ga_launch_conv_cols((ga_type)type, &plan->c, x->data, w->data, out->data,
                                           stream), stream);
     else
         GA_LAUNCH_TRY(ga_launch_conv_tile((ga_type)type, &plan->t, x->data, w->data, out->data,
@@ -703,7 +758,8 @@ parse_dims(PyObject *obj, npy_intp *dims, int ndim, const char *what)
 }
 
 /* _correlate_plan(x_shape, w_shape, out_shape, offsets, itemsize) ->
- * ("line", rows, axis, bx, by, kchunk) or
+ * ("line", rows, axis, bx, by, kchunk),
+ * ("cols", outer, h axis, cols, run, vec) or
  * ("tile", [outer axes], h axis, w axis, kh_chunk, kw_chunk),
  * an axis being (n_in, n_out, k, off): the launch _correlate would make. */
 static PyObject *
@@ -727,9 +783,12 @@ py_correlate_plan(PyObject *self, PyObject *args)
         return NULL;
     if (plan_correlation(ndim, x_shape, w_shape, out_shape, off, itemsize, &plan) < 0)
         return NULL;
-    if (plan.line)
+    if (plan.kind == PLAN_LINE)
         return Py_BuildValue("(sLNiii)", "line", (long long)plan.l.rows, axis_tuple(&plan.l.ax),
                              plan.l.bx, plan.l.by, plan.l.kchunk);
+    if (plan.kind == PLAN_COLS)
+        return Py_BuildValue("(sLNLii)", "cols", (long long)plan.c.outer, axis_tuple(&plan.c.h),
+                             (long long)plan.c.cols, plan.c.run, plan.c.vec);
     PyObject *outer = PyList_New(plan.t.nouter);
     if (outer == NULL)
         return NULL;

@@ -4,8 +4,9 @@
 // Every linear filter in gpuarr is one correlation, per axis
 //     out[p] = sum over q < k of  w[q] * X[p + q + off]
 // with X the input extended past its edges (ga_ext_mode); a convolution is
-// the same sum with the taps read last to first.  Two kernels cover every
-// shape once the host has merged the axes that pass through unfiltered:
+// the same sum with the taps read last to first.  Three kernels cover
+// every shape once the host (src/convolve.c) has merged the axes that pass
+// through unfiltered:
 //
 // * line: filtering along the contiguous axis (np.convolve, the last axis
 //   of a separable filter).  A block stages a stretch of each of its lines
@@ -15,14 +16,27 @@
 //   t*C .. t*C+C-1; one pad word after every C staged values turns that
 //   stride-C pattern into distinct banks.  Results go back through shared
 //   memory so the stores are coalesced.  Memory bound by design.
+// * cols: one filtered axis between unfiltered ones (every pass of a
+//   separable filter but the last-axis one: gaussian_filter, uniform_filter,
+//   correlate1d along an outer axis).  A thread owns 16 bytes of adjacent
+//   columns (4 floats, 2 doubles; 1 element when the columns or pointers do
+//   not allow it) and slides the register window down them for a run of
+//   outputs, reading global memory directly: a warp reads 512 contiguous
+//   bytes of a row, and the k - 1 rows that neighbouring windows share come
+//   from L1/L2.  Runs are long (the host plans ~2^18 threads), so halo
+//   rows between runs cost little DRAM traffic.  Memory bound by design.
 // * tile: filtering 2-D planes (the last two merged axes; leading axes,
-//   filtered or not, are looped inside the kernel).  A block stages an
-//   input tile with its halo, extended at load time, so the inner loop has
-//   no bounds checks; each thread slides a window of GA_CONV_TILE_R
-//   registers down one column, so each shared-memory load feeds R
+//   filtered or not, are looped inside the kernel): signal.convolve2d,
+//   ndimage.correlate/convolve in 2-D and 3-D.  A block stages an input
+//   tile with its halo, extended at load time, so the inner loop has no
+//   bounds checks; each thread slides a window of GA_CONV_TILE_R (16)
+//   registers down one column, so each shared-memory load feeds up to 16
 //   multiply-adds and a warp reads 32 consecutive words (no conflicts).
 //   The taps of the staged chunk sit in shared memory column by column and
-//   are read as 16-byte broadcasts, R taps per few loads.  Compute bound
+//   are read as 16-byte broadcasts.  With R = 8 a float64 warp needed ~52
+//   shared-memory wavefronts per 60 cycles of FP64 work, so both pipes
+//   were saturated (149 us for 2048^2 x 15x15, 2.6x the FP64 floor); R = 16
+//   halves the loads per multiply-add, leaving the FP64 units the limit
 //   (2048^2 x 15x15 in float64 is ~57 us of the H100's FP64 rate).
 //
 // The taps stay in device memory: they are a device array, so staging them
@@ -441,10 +455,10 @@ __host__ __device__ __forceinline__ void tile_store(const ga_conv_tile &p, T *ou
     }
 }
 
-// Three blocks an SM (80 registers): enough warps to cover one block's
-// fill while the others compute.
+// Four blocks an SM (up to 128 registers: TR accumulators, the TR-value
+// window and TR taps): one block's fill is covered by the others' compute.
 template <class T>
-__global__ void __launch_bounds__(TBX * TBY, 3) k_conv_tile(const ga_conv_tile p,
+__global__ void __launch_bounds__(TBX * TBY, 4) k_conv_tile(const ga_conv_tile p,
                                                          const T *__restrict__ x,
                                                          const T *__restrict__ w,
                                                          T *__restrict__ out)
@@ -480,6 +494,141 @@ __global__ void __launch_bounds__(TBX * TBY, 3) k_conv_tile(const ga_conv_tile p
         }
     }
     tile_store(p, out, po, r0, c0, tx, ty, acc);
+}
+
+// ============================== column kernel ==============================
+
+constexpr int CC = GA_CONV_COLS_C, CBX = GA_CONV_COLS_BX;
+
+// V adjacent columns of one row, as one 16-byte access when V > 1.
+template <class T, int V>
+struct alignas(sizeof(T) * V) cv_vec {
+    T v[V];
+};
+template <class T, int V>
+__host__ __device__ __forceinline__ void cv_mac(cv_vec<T, V> &a, cv_vec<T, V> w, cv_vec<T, V> x)
+{
+#pragma unroll
+    for (int i = 0; i < V; ++i) cv_mac(a.v[i], w.v[i], x.v[i]);
+}
+template <class T, int V>
+__host__ __device__ __forceinline__ cv_vec<T, V> cv_splat(T s)
+{
+    cv_vec<T, V> r;
+#pragma unroll
+    for (int i = 0; i < V; ++i) r.v[i] = s;
+    return r;
+}
+
+// The window source of a column thread: rows row0 + g*C + s of its V
+// columns, read straight from global memory (neighbouring windows overlap
+// by k - 1 rows: those reads hit L1/L2).  Inside: every row of the group
+// lies in [0, n_in), so no extension is looked up.
+template <class T, int V, bool Inside>
+struct ColSrc {
+    const T *col;       // the thread's first column in its input plane
+    int64_t pitch, row0, n_in;
+    int mode;
+    T cval;
+    const T *w;
+    int64_t k;
+    int flags;
+
+    __host__ __device__ __forceinline__ cv_vec<T, V> ld(int g, int s) const
+    {
+        const int64_t r = row0 + g * CC + s;
+        if constexpr (Inside) {
+            return *reinterpret_cast<const cv_vec<T, V> *>(col + r * pitch);
+        } else {
+            const int64_t m = ga_ext_index<int64_t>(r, n_in, mode);
+            if (m < 0) return cv_splat<T, V>(cval);
+            return *reinterpret_cast<const cv_vec<T, V> *>(col + m * pitch);
+        }
+    }
+    __host__ __device__ __forceinline__ cv_vec<T, V> tap(int64_t j) const
+    {
+        return cv_splat<T, V>(cv_ldg(w + ((flags & GA_CONV_FLIP) ? k - 1 - j : j)));
+    }
+    __host__ __device__ __forceinline__ void taps(int g, cv_vec<T, V> (&t)[CC]) const
+    {
+#pragma unroll
+        for (int m = 0; m < CC; ++m) t[m] = tap((int64_t)g * CC + m);
+    }
+    __host__ __device__ __forceinline__ void taps_tail(int g, cv_vec<T, V> (&t)[CC], int n) const
+    {
+#pragma unroll
+        for (int m = 0; m < CC; ++m) t[m] = m < n ? tap((int64_t)g * CC + m) : cv_vec<T, V>{};
+    }
+};
+
+// Which plane, run and column block a block works on: runs vary fastest,
+// so blocks running together share the rows where their runs meet.
+__host__ __device__ __forceinline__ void cols_block(const ga_conv_cols &p, int64_t b, int vec,
+                                                    int64_t *po, int64_t *i0, int64_t *c0)
+{
+    const int64_t nruns = (p.h.n_out + p.run - 1) / p.run;
+    const int64_t span = (int64_t)CBX * vec;
+    const int64_t ncb = (p.cols + span - 1) / span;
+    *i0 = (b % nruns) * p.run;
+    b /= nruns;
+    *c0 = (b % ncb) * span;
+    *po = b / ncb;
+}
+
+// Thread tx of a block at (po, i0, c0): outputs i0 .. i0 + run - 1 of its
+// V columns, CC at a time.
+template <class T, int V>
+__host__ __device__ __forceinline__ void cols_thread(const ga_conv_cols &p, const T *x,
+                                                     const T *w, T *out, int64_t po, int64_t i0,
+                                                     int64_t c0, int tx)
+{
+    const int64_t c = c0 + (int64_t)tx * V;
+    if (c >= p.cols) return;
+    const T *col = x + po * p.h.n_in * p.cols + c;
+    T *ocol = out + po * p.h.n_out * p.cols + c;
+    const T cval = *reinterpret_cast<const T *>(&p.cval);
+    const int64_t end = i0 + p.run < p.h.n_out ? i0 + p.run : p.h.n_out;
+    for (int64_t i = i0; i < end; i += CC) {
+        cv_vec<T, V> acc[CC];
+#pragma unroll
+        for (int r = 0; r < CC; ++r) acc[r] = cv_vec<T, V>{};
+        const int64_t row0 = i + p.h.off;
+        if (row0 >= 0 && row0 + CC + p.h.k - 1 <= p.h.n_in) {
+            ColSrc<T, V, true> src{col, p.cols, row0, p.h.n_in, p.mode, cval, w, p.h.k, p.flags};
+            cv_window<CC>(acc, (int)p.h.k, src);
+        } else {
+            ColSrc<T, V, false> src{col, p.cols, row0, p.h.n_in, p.mode, cval, w, p.h.k, p.flags};
+            cv_window<CC>(acc, (int)p.h.k, src);
+        }
+#pragma unroll
+        for (int r = 0; r < CC; ++r) {
+            if (i + r < end) {
+                cv_vec<T, V> v = acc[r];
+                if (p.divisor != 0.0) {
+#pragma unroll
+                    for (int e = 0; e < V; ++e) v.v[e] = cv_divide(v.v[e], p.divisor);
+                }
+                *reinterpret_cast<cv_vec<T, V> *>(ocol + (i + r) * p.cols) = v;
+            }
+        }
+    }
+}
+
+// One instantiation per type: the 16-byte and the scalar paths are chosen
+// per launch (p.vec), uniformly for the whole grid.
+template <class T>
+__global__ void __launch_bounds__(CBX) k_conv_cols(const ga_conv_cols p, const T *__restrict__ x,
+                                                   const T *__restrict__ w, T *__restrict__ out)
+{
+    constexpr int V = 16 / sizeof(T);
+    int64_t po, i0, c0;
+    if (p.vec == V) {
+        cols_block(p, blockIdx.x, V, &po, &i0, &c0);
+        cols_thread<T, V>(p, x, w, out, po, i0, c0, threadIdx.x);
+    } else {
+        cols_block(p, blockIdx.x, 1, &po, &i0, &c0);
+        cols_thread<T, 1>(p, x, w, out, po, i0, c0, threadIdx.x);
+    }
 }
 
 // ============================== launchers ==================================
@@ -518,7 +667,37 @@ cudaError_t launch_tile(const ga_conv_tile *p, const char *x, const char *w, cha
     return cudaGetLastError();
 }
 
+template <class T>
+cudaError_t launch_cols(const ga_conv_cols *p, const char *x, const char *w, char *out,
+                        cudaStream_t stream)
+{
+    ga_conv_cols q = *p;
+    constexpr int V = 16 / sizeof(T);
+    if (q.vec != 1 && (q.vec != V || q.cols % V != 0 || (uintptr_t)x % 16 != 0 ||
+                       (uintptr_t)out % 16 != 0))
+        q.vec = 1;
+    if (q.run < 1 || q.h.k < 1 || q.h.k > INT32_MAX)
+        return cudaErrorInvalidValue;
+    int64_t blocks = ga_conv_cols_blocks(&q);
+    if (blocks == 0) return cudaSuccess;
+    if (blocks > INT32_MAX)
+        return cudaErrorInvalidConfiguration;
+    k_conv_cols<T><<<(unsigned)blocks, CBX, 0, stream>>>(q, (const T *)x, (const T *)w, (T *)out);
+    return cudaGetLastError();
+}
+
 } // namespace
+
+extern "C" cudaError_t ga_launch_conv_cols(ga_type type, const ga_conv_cols *p, const char *x,
+                                           const char *w, char *out, cudaStream_t stream)
+{
+    switch (type) {
+    case GA_FLOAT32: return launch_cols<float>(p, x, w, out, stream);
+    case GA_FLOAT64: return launch_cols<double>(p, x, w, out, stream);
+    case GA_INT64: return launch_cols<int64_t>(p, x, w, out, stream);
+    default: return cudaErrorInvalidValue;
+    }
+}
 
 extern "C" cudaError_t ga_launch_conv_line(ga_type type, const ga_conv_line *p, const char *x,
                                            const char *w, char *out, cudaStream_t stream)

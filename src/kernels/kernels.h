@@ -330,8 +330,8 @@ static inline int64_t ga_conv_line_blocks(const ga_conv_line *p)
  * GA_INT64. */
 #define GA_CONV_MAX_OUTER 6
 #define GA_CONV_TILE_BX 64
-#define GA_CONV_TILE_BY 4
-#define GA_CONV_TILE_R 8
+#define GA_CONV_TILE_BY 2
+#define GA_CONV_TILE_R 16
 typedef struct {
     int32_t nouter;
     ga_conv_axis outer[GA_CONV_MAX_OUTER];
@@ -362,11 +362,37 @@ static inline int64_t ga_conv_tile_blocks(const ga_conv_tile *p)
            ((p->w.n_out + GA_CONV_TILE_BX - 1) / GA_CONV_TILE_BX);
 }
 
+/* Column kernel: one filtered axis h between unfiltered ones, `outer`
+ * planes of h.n_in x cols inputs -> h.n_out x cols outputs (cols the
+ * merged contiguous axes after h).  A block of GA_CONV_COLS_BX threads
+ * spans GA_CONV_COLS_BX * vec columns (vec: 16 bytes of elements, or 1
+ * when the columns or pointers do not allow 16-byte access; the launcher
+ * falls back to 1 by itself); each thread computes `run` outputs down its
+ * columns, GA_CONV_COLS_C at a time.  Element types: GA_FLOAT32,
+ * GA_FLOAT64, GA_INT64. */
+#define GA_CONV_COLS_BX 128
+#define GA_CONV_COLS_C 8
+typedef struct {
+    int64_t outer, cols;
+    ga_conv_axis h;
+    int32_t mode, flags;
+    int32_t run, vec;
+    double divisor;
+    ga_kscalar cval;
+} ga_conv_cols;
+static inline int64_t ga_conv_cols_blocks(const ga_conv_cols *p)
+{
+    int64_t span = (int64_t)GA_CONV_COLS_BX * p->vec;
+    return p->outer * ((p->h.n_out + p->run - 1) / p->run) * ((p->cols + span - 1) / span);
+}
+
 /* x, w and out are C-contiguous in the launch's element type; w holds the
  * taps of every axis (outer..., h, w) in C order. */
 cudaError_t ga_launch_conv_line(ga_type type, const ga_conv_line *p, const char *x,
                                 const char *w, char *out, cudaStream_t stream);
 cudaError_t ga_launch_conv_tile(ga_type type, const ga_conv_tile *p, const char *x,
+                                const char *w, char *out, cudaStream_t stream);
+cudaError_t ga_launch_conv_cols(ga_type type, const ga_conv_cols *p, const char *x,
                                 const char *w, char *out, cudaStream_t stream);
 
 /* ---- filters.cu: order-statistic filters (median, rank, minimum, maximum) ---- */

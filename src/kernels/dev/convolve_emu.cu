@@ -304,6 +304,65 @@ static int check_tile(int trials)
     return 0;
 }
 
+// ------------------------------------------------------------ column kernel
+
+template <class T>
+static void emulate_cols(const ga_conv_cols &p, int vec, const T *x, const T *w, T *out)
+{
+    constexpr int V = 16 / sizeof(T);
+    ga_conv_cols q = p;
+    q.vec = vec;
+    for (int64_t b = 0; b < ga_conv_cols_blocks(&q); ++b) {
+        int64_t po, i0, c0;
+        cols_block(q, b, vec, &po, &i0, &c0);
+        for (int tx = 0; tx < CBX; ++tx) {
+            if (vec == V) cols_thread<T, V>(q, x, w, out, po, i0, c0, tx);
+            else cols_thread<T, 1>(q, x, w, out, po, i0, c0, tx);
+        }
+    }
+}
+
+template <class T>
+static int check_cols(int trials)
+{
+    constexpr int V = 16 / sizeof(T);
+    for (int trial = 0; trial < trials; ++trial) {
+        ga_conv_cols p;
+        memset(&p, 0, sizeof(p));
+        p.outer = rnd(1, 3);
+        p.h = random_axis(trial % 5 == 0 ? 90 : 30, trial % 7 == 0 ? 60 : 17);
+        p.cols = trial % 3 == 0 ? rnd(1, 9) : V * rnd(1, trial % 4 == 0 ? 80 : 6);
+        p.mode = (int)rnd(0, 4);
+        p.flags = (int)rnd(0, 1) * GA_CONV_FLIP;
+        p.run = (int)(CC * rnd(1, 4));
+        p.divisor = rnd(0, 1) ? 0.0 : (double)rnd(1, 9);
+        int vec = p.cols % V == 0 && rnd(0, 1) ? V : 1;
+        T cval = rnd_value<T>();
+        p.cval = as_scalar(cval);
+        std::vector<T> x(p.outer * p.h.n_in * p.cols), w(p.h.k),
+            out(p.outer * p.h.n_out * p.cols, poison<T>());
+        for (auto &v : x) v = rnd_value<T>();
+        for (auto &v : w) v = rnd_value<T>();
+        emulate_cols(p, vec, x.data(), w.data(), out.data());
+        std::vector<T> ref = reference<T>({p.outer, p.h.n_in, p.cols}, {p.outer, p.h.n_out, p.cols},
+                                          {1, p.h.k, 1}, {0, p.h.off, 0}, x, w, p.mode, cval,
+                                          p.flags & GA_CONV_FLIP, false);
+        for (size_t i = 0; i < ref.size(); ++i) {
+            T want = p.divisor != 0.0 ? cv_divide(ref[i], p.divisor) : ref[i];
+            if (!close(out[i], want)) {
+                printf("cols mismatch (type size %zu) at %zu: outer %lld h (%lld %lld %lld %lld) "
+                       "cols %lld mode %s flags %d run %d vec %d\n", sizeof(T), i,
+                       (long long)p.outer, (long long)p.h.n_in, (long long)p.h.n_out,
+                       (long long)p.h.k, (long long)p.h.off, (long long)p.cols,
+                       mode_name[p.mode], p.flags, p.run, vec);
+                return 1;
+            }
+        }
+    }
+    printf("column kernel, element size %zu: %d random configurations match\n", sizeof(T), trials);
+    return 0;
+}
+
 // ------------------------------------------------------------ rank filter --
 
 template <class V, class U>
@@ -446,6 +505,9 @@ int main()
     bad |= check_tile<float>(150);
     bad |= check_tile<double>(150);
     bad |= check_tile<int64_t>(80);
+    bad |= check_cols<float>(200);
+    bad |= check_cols<double>(200);
+    bad |= check_cols<int64_t>(100);
     bad |= check_rank<float, uint32_t>(300, 2);
     bad |= check_rank<double, uint64_t>(200, 2);
     bad |= check_rank<int8_t, uint8_t>(200, 1);
