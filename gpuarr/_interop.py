@@ -39,10 +39,6 @@ def array_function(self, func, types, args, kwargs):
     return impl(*_to_device(list(args)), **{k: _to_device(v) for k, v in kwargs.items()})
 
 
-_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
-           "logical_and": "all", "logical_or": "any"}
-
-
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     name = ufunc.__name__
     gu = _core.ufuncs.get(name) or _core.ufuncs.get({"divide": "true_divide"}.get(name, ""))
@@ -56,17 +52,18 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
                 if isinstance(o, numpy.ndarray):
                     raise TypeError(f"numpy.{name}: out= must be a device array here (a host "
                                     "array would need a hidden copy)")
+    if "where" in kwargs:
+        kwargs["where"] = _to_device(kwargs["where"])
     if method == "__call__":
         return gu(*inputs, **kwargs)
-    if method == "reduce" and name in _REDUCE:
-        return getattr(gpuarr, _REDUCE[name])(*inputs, **kwargs)
-    if method == "accumulate" and name in ("add", "multiply"):
-        return getattr(gpuarr, "cumsum" if name == "add" else "cumprod")(*inputs, **kwargs)
-    if method == "outer" and len(inputs) == 2:
-        a, b = inputs
-        a = a if isinstance(a, ndarray) else _core.array(a)
-        b = b if isinstance(b, ndarray) else _core.array(b)
-        return gu(a.reshape(a.shape + (1,) * b.ndim), b, **kwargs)
+    if isinstance(kwargs.get("out"), tuple) and len(kwargs["out"]) == 1:
+        kwargs["out"] = kwargs["out"][0]
+    if method in ("reduce", "accumulate", "outer"):
+        try:
+            return getattr(gu, method)(*inputs, **kwargs)
+        except NotImplementedError as exc:
+            raise TypeError(f"gpuarr does not implement numpy.{name}.{method} for device "
+                            f"arrays ({exc})") from None
     raise TypeError(f"gpuarr does not implement numpy.{name}.{method} for device arrays")
 
 

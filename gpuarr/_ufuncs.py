@@ -2,6 +2,7 @@
 the elementwise functions composed from them: around, angle, real, imag,
 conj, isclose, allclose, array_equal, clip, divmod."""
 import numpy
+from numpy.lib.array_utils import normalize_axis_tuple
 
 from . import _core
 from ._core import ndarray, where
@@ -123,3 +124,80 @@ def array_equal(a1, a2, equal_nan=False):
     if equal_nan and a1.dtype.kind in "fc":
         eq = _u["logical_or"](eq, _u["logical_and"](_u["isnan"](a1), _u["isnan"](a2)))
     return eq.all()
+
+
+# ------------------------------------------------------- ufunc methods ---
+# ufunc.outer / reduce / accumulate (the C ufunc type's methods call these).
+
+def _operand(x, name):
+    if isinstance(x, ndarray):
+        return x
+    if isinstance(x, numpy.ndarray):
+        raise TypeError(f"{name}: argument is a numpy.ndarray, which lives in host memory; "
+                        "move it to the device with gpuarr.asarray() first")
+    return _core.array(x, copy=None)
+
+
+def _outer(uf, A, B, /, **kwargs):
+    """uf(A[..., None, ..., None], B): every pair of elements of A and B."""
+    name = f"{uf.__name__}.outer"
+    if uf.nin != 2:
+        raise ValueError(f"{name}: outer product only supported for binary functions")
+    A, B = _operand(A, name), _operand(B, name)
+    return uf(A.reshape(A.shape + (1,) * B.ndim), B, **kwargs)
+
+
+# The reduction behind each ufunc's reduce, and the running one behind accumulate.
+_REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+               "logical_and": "all", "logical_or": "any"}
+_ACCUMULATIONS = {"add": "cumsum", "multiply": "cumprod"}
+
+
+def _reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False,
+            initial=numpy._NoValue, where=True):
+    """ufunc.reduce with NumPy's defaults (axis=0), through gpuarr's
+    reductions; `initial` is folded in with the ufunc afterwards."""
+    from . import _reductions
+    name = uf.__name__
+    if uf.nin != 2:
+        raise ValueError(f"{name}.reduce: reduce only supported for binary functions")
+    if name not in _REDUCTIONS:
+        raise NotImplementedError(f"gpuarr: {name}.reduce is not implemented (reduce exists "
+                                  f"for {', '.join(_REDUCTIONS)})")
+    if where is not True:
+        raise NotImplementedError(f"gpuarr: {name}.reduce does not take where=")
+    a = _operand(array, f"{name}.reduce")
+    fn = getattr(_reductions, _REDUCTIONS[name])
+    kwargs = {"axis": axis, "keepdims": keepdims}
+    if name in ("add", "multiply"):
+        kwargs["dtype"] = dtype
+    elif dtype is not None and name in ("maximum", "minimum"):
+        a = a.astype(dtype, copy=False)
+    if initial is numpy._NoValue:
+        return fn(a, out=out, **kwargs)
+    axes = range(a.ndim) if axis is None else normalize_axis_tuple(axis, a.ndim)
+    if name in ("maximum", "minimum") and any(a.shape[d] == 0 for d in axes):
+        shape = tuple(1 if d in axes else n for d, n in enumerate(a.shape) if keepdims or d not in axes)
+        r = _core.full(shape, initial, dtype=a.dtype)
+        return r if out is None else _u["positive"](r, out=out)
+    return uf(fn(a, **kwargs), initial, out=out, **({} if dtype is None else {"dtype": dtype}))
+
+
+def _accumulate(uf, array, axis=0, dtype=None, out=None):
+    """ufunc.accumulate with NumPy's defaults (axis=0): cumsum, cumprod."""
+    from . import _reductions
+    name = uf.__name__
+    if uf.nin != 2:
+        raise ValueError(f"{name}.accumulate: accumulate only supported for binary functions")
+    if name not in _ACCUMULATIONS or not hasattr(_reductions, _ACCUMULATIONS[name]):
+        raise NotImplementedError(f"gpuarr: {name}.accumulate is not implemented (accumulate "
+                                  f"exists for {', '.join(_ACCUMULATIONS)})")
+    a = _operand(array, f"{name}.accumulate")
+    if a.ndim == 0:
+        raise ValueError(f"{name}.accumulate: cannot accumulate on a scalar")
+    return getattr(_reductions, _ACCUMULATIONS[name])(a, axis=axis, dtype=dtype, out=out)
+
+
+_core._register_helper("ufunc.outer", _outer)
+_core._register_helper("ufunc.reduce", _reduce)
+_core._register_helper("ufunc.accumulate", _accumulate)

@@ -420,6 +420,41 @@ overlaps(const ga_array *a, const ga_array *b)
     return alo < ahi && blo < bhi && alo < bhi && blo < ahi;
 }
 
+/* Check out= against the broadcast shape (nd, shape) of the inputs and the
+ * result dtype: shapes broadcast to out's without changing it, out is
+ * writeable, the result casts to out's dtype under `casting`.  On success
+ * (nd, shape) become out's.  0 / -1. */
+static int
+check_out(const char *fname, const ga_array *out, int *nd, npy_intp *shape,
+          PyArray_Descr *result_descr, NPY_CASTING casting)
+{
+    int ok = out->ndim >= *nd;
+    for (int d = 0; ok && d < *nd; ++d)
+        ok = out->shape[out->ndim - *nd + d] == shape[d] || shape[d] == 1;
+    if (!ok) {
+        PyObject *os = shape_str(out->ndim, out->shape), *bs = shape_str(*nd, shape);
+        if (os && bs)
+            PyErr_Format(PyExc_ValueError, "%s: non-broadcastable output operand with shape "
+                         "%U doesn't match the broadcast shape %U", fname, os, bs);
+        Py_XDECREF(os);
+        Py_XDECREF(bs);
+        return -1;
+    }
+    *nd = out->ndim;
+    memcpy(shape, out->shape, out->ndim * sizeof(npy_intp));
+    if (!(out->flags & GA_WRITEABLE)) {
+        PyErr_Format(PyExc_ValueError, "%s: output array is read-only", fname);
+        return -1;
+    }
+    if (!PyArray_CanCastTypeTo(result_descr, out->descr, casting)) {
+        PyErr_Format(PyExc_TypeError, "Cannot cast ufunc '%s' output from %R to %R with "
+                     "casting rule '%s'", fname, (PyObject *)result_descr,
+                     (PyObject *)out->descr, casting_names[casting]);
+        return -1;
+    }
+    return 0;
+}
+
 /* Run an elementwise kernel over `ops` (nin inputs) whose inputs must be of
  * dtype code `in_code` and whose loop output is `loop_out`, into out (may be
  * NULL).  `launch` is a ufunc loop id, or -1 - itemsize for where().
@@ -466,32 +501,8 @@ ew_execute(const char *fname, operand *ops, int nin, const int *in_codes, int lo
     if (nd < 0)
         return NULL;
     PyArray_Descr *out_descr = ga_dtype_from_code(loop_out);
-    if (out != NULL) {
-        int ok = out->ndim >= nd;
-        for (int d = 0; ok && d < nd; ++d)
-            ok = out->shape[out->ndim - nd + d] == shape[d] || shape[d] == 1;
-        if (!ok) {
-            PyObject *os = shape_str(out->ndim, out->shape), *bs = shape_str(nd, shape);
-            if (os && bs)
-                PyErr_Format(PyExc_ValueError, "%s: non-broadcastable output operand with shape "
-                             "%U doesn't match the broadcast shape %U", fname, os, bs);
-            Py_XDECREF(os);
-            Py_XDECREF(bs);
-            goto fail_descr;
-        }
-        nd = out->ndim;
-        memcpy(shape, out->shape, nd * sizeof(npy_intp));
-        if (!(out->flags & GA_WRITEABLE)) {
-            PyErr_Format(PyExc_ValueError, "%s: output array is read-only", fname);
-            goto fail_descr;
-        }
-        if (!PyArray_CanCastTypeTo(out_descr, out->descr, casting)) {
-            PyErr_Format(PyExc_TypeError, "Cannot cast ufunc '%s' output from %R to %R with "
-                         "casting rule '%s'", fname, (PyObject *)out_descr,
-                         (PyObject *)out->descr, casting_names[casting]);
-            goto fail_descr;
-        }
-    }
+    if (out != NULL && check_out(fname, out, &nd, shape, out_descr, casting) < 0)
+        goto fail_descr;
     if (ga_runtime_use_device(device) < 0)
         goto fail_descr;
     stream = ga_runtime_device_stream(device);  /* the arrays' device's current stream */
@@ -606,37 +617,55 @@ fail_descr:
     return NULL;
 }
 
+/* The loop and result dtype of ufunc `id` for operands `ops`: from the
+ * cache, else from NumPy (then cached).  0 / -1. */
+static int
+ufunc_resolve(int id, const operand *ops, PyArray_Descr *dtype, NPY_CASTING casting, int *loop,
+              int *out_code)
+{
+    int dcode = GA_NO_TYPE;
+    if (dtype != NULL && (dcode = ga_dtype_code(dtype, "dtype")) < 0)
+        return -1;
+    uint64_t key = cache_key(id, infos[id].nin, ops, dcode, casting);
+    cache_entry *e = cache_slot(key);
+    if (e->key == key) {
+        *loop = e->loop;
+        *out_code = e->out;
+        return 0;
+    }
+    if (resolve_ufunc(ufuncs[id], ops, dtype, casting, loop, out_code) < 0)
+        return -1;
+    e->key = key;
+    e->loop = *loop;
+    e->out = *out_code;
+    return 0;
+}
+
+static int
+operands_init(operand *ops, PyObject *const *inputs, int nin, const char *fname)
+{
+    for (int i = 0; i < nin; ++i)
+        if (operand_init(&ops[i], inputs[i], fname, i) < 0) {
+            operands_clear(ops, i);
+            return -1;
+        }
+    return 0;
+}
+
 /* Apply ufunc `uf` to nin operand objects. */
 PyObject *
 ga_ufunc_apply(int id, PyObject *const *inputs, PyObject *out, PyArray_Descr *dtype,
                NPY_CASTING casting)
 {
-    ga_ufunc *uf = ufuncs[id];
     const ufunc_info *info = &infos[id];
-    operand ops[3];
-    int nin = info->nin, i, loop, out_code, in_codes[3];
+    operand ops[3] = {{0}};
+    int nin = info->nin, loop, out_code, in_codes[3];
     PyObject *r = NULL;
-    for (i = 0; i < nin; ++i)
-        if (operand_init(&ops[i], inputs[i], info->name, i) < 0) {
-            operands_clear(ops, i);
-            return NULL;
-        }
-    int dcode = GA_NO_TYPE;
-    if (dtype != NULL && (dcode = ga_dtype_code(dtype, "dtype")) < 0)
+    if (operands_init(ops, inputs, nin, info->name) < 0)
+        return NULL;
+    if (ufunc_resolve(id, ops, dtype, casting, &loop, &out_code) < 0)
         goto done;
-    uint64_t key = cache_key(id, nin, ops, dcode, casting);
-    cache_entry *e = cache_slot(key);
-    if (e->key == key) {
-        loop = e->loop;
-        out_code = e->out;
-    } else {
-        if (resolve_ufunc(uf, ops, dtype, casting, &loop, &out_code) < 0)
-            goto done;
-        e->key = key;
-        e->loop = loop;
-        e->out = out_code;
-    }
-    for (i = 0; i < nin; ++i)
+    for (int i = 0; i < nin; ++i)
         in_codes[i] = loops[loop].in;
     if (loops[loop].out == out_code) {
         r = ew_execute(info->name, ops, nin, in_codes, out_code, out, casting, loop);
@@ -657,6 +686,123 @@ done:
     return r;
 }
 
+/* The where= mask of a ufunc call as a bool device array: device arrays
+ * must be bool already (NumPy's 'safe' rule), sequences and scalars are
+ * converted, host NumPy arrays refused. */
+static ga_array *
+where_mask(PyObject *where, const char *fname)
+{
+    if (ga_array_check(where)) {
+        ga_array *m = (ga_array *)where;
+        if (m->type != GA_BOOL) {
+            PyErr_Format(PyExc_TypeError, "%s: where= must be a boolean array: cannot cast %R "
+                         "to bool with casting rule 'safe'", fname, (PyObject *)m->descr);
+            return NULL;
+        }
+        Py_INCREF(m);
+        return m;
+    }
+    if (PyArray_Check(where)) {
+        PyErr_Format(PyExc_TypeError, "%s: where= is a numpy.ndarray, which lives in host "
+                     "memory; move it to the device with gpuarr.asarray() first", fname);
+        return NULL;
+    }
+    return (ga_array *)ga_asarray(where, PyArray_DescrFromType(NPY_BOOL), -1, 'K');
+}
+
+/* ufunc(*inputs, out=out, where=mask): where mask is True out receives the
+ * result, where it is False out keeps its values.  The mask broadcasts with
+ * the inputs; out, the dtypes and the devices are checked before any work.
+ * The ufunc runs into a temporary, then where(mask, tmp, out) writes out
+ * (in place: the kernel reads each element of out before writing it).
+ * Without out NumPy leaves the masked-off elements uninitialised (and
+ * warns unless out=None is given); here they hold the computed values, and
+ * the warning is NumPy's. */
+static PyObject *
+ufunc_apply_masked(int id, PyObject *const *inputs, PyObject *out_obj, PyArray_Descr *dtype,
+                   NPY_CASTING casting, PyObject *where, int out_given)
+{
+    const ufunc_info *info = &infos[id];
+    operand ops[4] = {{0}}, wops[3] = {{0}};
+    npy_intp shape[NPY_MAXDIMS];
+    int nin = info->nin, loop, out_code, nd, device = -1;
+    ga_array *out = NULL, *tmp = NULL;
+    PyObject *r = NULL;
+    if (out_obj != NULL && !ga_array_check(out_obj)) {
+        PyErr_Format(PyExc_TypeError, "%s: out must be a gpuarr.ndarray, not %s", info->name,
+                     Py_TYPE(out_obj)->tp_name);
+        return NULL;
+    }
+    out = (ga_array *)out_obj;
+    if (operands_init(ops, inputs, nin, info->name) < 0)
+        return NULL;
+    ops[nin].value = NULL;
+    ops[nin].arr = where_mask(where, info->name);
+    if (ops[nin].arr == NULL) {
+        operands_clear(ops, nin);
+        return NULL;
+    }
+    ops[nin].code = GA_BOOL;
+    if (ufunc_resolve(id, ops, dtype, casting, &loop, &out_code) < 0)
+        goto done;
+    for (int i = 0; i <= nin + (out != NULL); ++i) {
+        ga_array *a = i <= nin ? ops[i].arr : out;
+        if (a == NULL)
+            continue;
+        if (device >= 0 && a->device != device) {
+            PyErr_Format(PyExc_ValueError, "%s: arrays are on different devices (%d and %d)",
+                         info->name, device, a->device);
+            goto done;
+        }
+        device = a->device;
+    }
+    if ((nd = broadcast_shapes(ops, nin + 1, shape)) < 0)
+        goto done;
+    if (out != NULL) {
+        PyArray_Descr *d = ga_dtype_from_code(out_code);
+        int rc = check_out(info->name, out, &nd, shape, d, casting);
+        Py_DECREF(d);
+        if (rc < 0)
+            goto done;
+    } else if (!out_given && PyErr_WarnEx(PyExc_UserWarning, "'where' used without 'out', expect "
+                            "uninitialized memory in output. If this is intentional, use "
+                            "out=None.", 1) < 0) {
+        goto done;
+    }
+    tmp = (ga_array *)ga_ufunc_apply(id, inputs, NULL, dtype, casting);
+    if (tmp == NULL)
+        goto done;
+    if (out == NULL) {
+        if (same_shape(tmp, nd, shape)) {
+            r = (PyObject *)tmp;
+            tmp = NULL;
+            goto done;
+        }
+        Py_INCREF(tmp->descr);
+        out = ga_array_empty(nd, shape, tmp->descr, 0, tmp->device);
+        if (out != NULL && ga_assign_array(out, tmp) < 0)
+            Py_CLEAR(out);
+        r = (PyObject *)out;
+        goto done;
+    }
+    int codes[3] = {GA_BOOL, out->type, out->type};
+    wops[0] = ops[nin];
+    Py_INCREF(wops[0].arr);
+    wops[1].arr = tmp;
+    wops[1].code = tmp->type;
+    tmp = NULL;
+    wops[2].arr = out;
+    wops[2].code = out->type;
+    Py_INCREF(out);
+    r = ew_execute(info->name, wops, 3, codes, out->type, (PyObject *)out, NPY_UNSAFE_CASTING,
+                   -1 - ga_array_itemsize(out));
+    operands_clear(wops, 3);
+done:
+    Py_XDECREF(tmp);
+    operands_clear(ops, nin + 1);
+    return r;
+}
+
 PyObject *
 ga_ufunc_call2(int id, PyObject *a, PyObject *b)
 {
@@ -674,7 +820,7 @@ ga_ufunc_call1(int id, PyObject *a)
 static PyObject *
 py_where(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    operand ops[3];
+    operand ops[3] = {{0}};
     int out_code, in_codes[3];
     PyObject *r = NULL;
     if (nargs == 1) {
@@ -738,7 +884,7 @@ ufunc_vectorcall(ga_ufunc *uf, PyObject *const *args, size_t nargsf, PyObject *k
     PyObject *out = NULL;
     PyArray_Descr *dtype = NULL;
     NPY_CASTING casting = NPY_SAME_KIND_CASTING;
-    PyObject *r = NULL;
+    PyObject *r = NULL, *where = NULL;
     if (nargs < info->nin || nargs > info->nin + 1) {
         PyErr_Format(PyExc_TypeError, "%s() takes from %d to %d positional arguments but %zd "
                      "were given", info->name, info->nin, info->nin + 1, nargs);
@@ -774,11 +920,7 @@ ufunc_vectorcall(ga_ufunc *uf, PyObject *const *args, size_t nargsf, PyObject *k
             if (parse_casting(v, &casting) < 0)
                 goto done;
         } else if (strcmp(name, "where") == 0) {
-            if (v != Py_True) {
-                PyErr_Format(PyExc_NotImplementedError, "%s: where= other than True is not "
-                             "supported; use gpuarr.where() on the result", info->name);
-                goto done;
-            }
+            where = v == Py_True ? NULL : v;
         } else if (strcmp(name, "subok") == 0 || strcmp(name, "order") == 0) {
             continue;
         } else {
@@ -787,7 +929,11 @@ ufunc_vectorcall(ga_ufunc *uf, PyObject *const *args, size_t nargsf, PyObject *k
             goto done;
         }
     }
-    r = ga_ufunc_apply(uf->id, args, out == Py_None ? NULL : out, dtype, casting);
+    if (where != NULL)
+        r = ufunc_apply_masked(uf->id, args, out == Py_None ? NULL : out, dtype, casting, where,
+                               out != NULL);
+    else
+        r = ga_ufunc_apply(uf->id, args, out == Py_None ? NULL : out, dtype, casting);
 done:
     Py_XDECREF(dtype);
     return r;
@@ -843,6 +989,59 @@ ufunc_types(ga_ufunc *uf, void *c)
     return list;
 }
 
+/* ufunc.outer / reduce / accumulate: Python helpers registered by
+ * gpuarr/_ufuncs.py ("ufunc.<method>"), called with the ufunc first. */
+static PyObject *
+ufunc_method(ga_ufunc *uf, const char *helper, PyObject *args, PyObject *kwds)
+{
+    PyObject *h = ga_helper(helper), *full, *r;
+    if (h == NULL)
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    if ((full = PyTuple_New(n + 1)) == NULL)
+        return NULL;
+    Py_INCREF(uf);
+    PyTuple_SET_ITEM(full, 0, (PyObject *)uf);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        Py_INCREF(PyTuple_GET_ITEM(args, i));
+        PyTuple_SET_ITEM(full, i + 1, PyTuple_GET_ITEM(args, i));
+    }
+    r = PyObject_Call(h, full, kwds);
+    Py_DECREF(full);
+    return r;
+}
+
+static PyObject *
+ufunc_outer(ga_ufunc *uf, PyObject *args, PyObject *kwds)
+{
+    return ufunc_method(uf, "ufunc.outer", args, kwds);
+}
+
+static PyObject *
+ufunc_reduce(ga_ufunc *uf, PyObject *args, PyObject *kwds)
+{
+    return ufunc_method(uf, "ufunc.reduce", args, kwds);
+}
+
+static PyObject *
+ufunc_accumulate(ga_ufunc *uf, PyObject *args, PyObject *kwds)
+{
+    return ufunc_method(uf, "ufunc.accumulate", args, kwds);
+}
+
+static PyMethodDef ufunc_methods[] = {
+    {"outer", (PyCFunction)(void (*)(void))ufunc_outer, METH_VARARGS | METH_KEYWORDS,
+     "outer(A, B, /, **kwargs)\n\nThe ufunc over all pairs: ufunc(A[..., None, ...], B) "
+     "(binary ufuncs)."},
+    {"reduce", (PyCFunction)(void (*)(void))ufunc_reduce, METH_VARARGS | METH_KEYWORDS,
+     "reduce(array, axis=0, dtype=None, out=None, keepdims=False)\n\nReduce along axis: "
+     "add, multiply, maximum, minimum, logical_and, logical_or (gpuarr's reductions)."},
+    {"accumulate", (PyCFunction)(void (*)(void))ufunc_accumulate, METH_VARARGS | METH_KEYWORDS,
+     "accumulate(array, axis=0, dtype=None, out=None)\n\nRunning reduction along axis: add "
+     "and multiply (cumsum, cumprod)."},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyGetSetDef ufunc_getset[] = {
     {"__name__", (getter)ufunc_name, NULL, NULL, NULL},
     {"nin", (getter)ufunc_nin, NULL, "Number of inputs.", NULL},
@@ -863,6 +1062,7 @@ static PyTypeObject UfuncType = {
     .tp_repr = (reprfunc)ufunc_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_getset = ufunc_getset,
+    .tp_methods = ufunc_methods,
 };
 
 static PyMethodDef elementwise_functions[] = {
