@@ -13,11 +13,13 @@
  *    that dtype with that dtype=, asked once per combination through the
  *    helper reduce_result_dtype and cached): integers narrower than int64
  *    and bool accumulate in int64, the rest in their own type.
- * 3. The kernels (scan.cu) scan the rows of a C-contiguous (rows, n) array.
- *    An input that already is one, in the result dtype, is read in place;
- *    otherwise it is copied once, converted and with the scan axis moved
- *    last, and scanned in place.  A scan along another axis than the last
- *    is moved back into a fresh C-ordered result.
+ * 3. The kernels (scan.cu) scan the middle axis of a C-contiguous (outer,
+ *    n, inner) array: the dims before the scan axis collapse into outer,
+ *    those after it into inner (axis=None: the flattened array, one row).
+ *    A C-contiguous input in the result dtype is read where it is and the
+ *    scan written to a fresh array; any other is copied once, converted and
+ *    in C order, and scanned in place.  Either way the result is C-ordered,
+ *    with no transposition.
  *
  * Results never alias the input; out= is written only after the scan, so a
  * failed validation leaves it as it was.
@@ -58,35 +60,11 @@ scan_result_dtype(int op, int in_code, int dcode)
     return code;
 }
 
-/* `a` with dim `axis` moved last (a new view), or flattened when axis < 0
- * (a view or a C-ordered copy). */
-static ga_array *
-scan_layout(ga_array *a, int axis)
-{
-    if (axis < 0) {
-        npy_intp dims[1] = {-1};
-        return (ga_array *)ga_array_reshape(a, 1, dims, 'C');
-    }
-    npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS];
-    int k = 0;
-    for (int i = 0; i < a->ndim; ++i) {
-        if (i != axis) {
-            shape[k] = a->shape[i];
-            strides[k++] = a->strides[i];
-        }
-    }
-    shape[k] = a->shape[axis];
-    strides[k] = a->strides[axis];
-    Py_INCREF(a->descr);
-    return ga_array_view((PyObject *)a, a->data, a->ndim, shape, strides, a->descr, a->device,
-                         (a->flags & GA_WRITEABLE) != 0);
-}
-
 static PyObject *
 scan_impl(int op, PyObject *a_obj, PyObject *axis_obj, PyObject *dtype_obj, PyObject *out_obj)
 {
     const char *name = scan_names[op];
-    ga_array *a = NULL, *view = NULL, *work = NULL, *res = NULL, *out = NULL;
+    ga_array *a = NULL, *view = NULL, *res = NULL, *out = NULL;
     PyArray_Descr *dtype = NULL;
     void *tmp = NULL;
     size_t tmp_bytes = 0;
@@ -156,25 +134,38 @@ scan_impl(int op, PyObject *a_obj, PyObject *axis_obj, PyObject *dtype_obj, PyOb
         }
     }
 
-    /* rows to scan: the scan axis last, C-contiguous, in the result dtype */
-    if ((view = scan_layout(a, axis)) == NULL)
+    /* (outer, n, inner) in C order, in the result dtype */
+    if (axis < 0) {
+        npy_intp dims[1] = {-1};
+        view = (ga_array *)ga_array_reshape(a, 1, dims, 'C');
+    } else {
+        view = (ga_array *)Py_NewRef(a);
+    }
+    if (view == NULL)
         goto fail;
-    const npy_intp n = view->shape[view->ndim - 1];
-    const npy_intp rows = n > 0 ? size / n : 0;
+    const int k = axis < 0 ? 0 : axis;
+    npy_intp outer = 1, inner = 1;
+    for (int i = 0; i < view->ndim; ++i) {
+        if (i < k)
+            outer *= view->shape[i];
+        else if (i > k)
+            inner *= view->shape[i];
+    }
+    const npy_intp n = view->shape[k];
     const ga_array *src;
     if (view->type == rt && (view->flags & GA_C_CONTIGUOUS)) {
         src = view;
-        work = ga_array_empty(view->ndim, view->shape, ga_dtype_from_code(rt), 0, a->device);
+        res = ga_array_empty(view->ndim, view->shape, ga_dtype_from_code(rt), 0, a->device);
     } else {
-        work = ga_array_copy_as(view, ga_dtype_from_code(rt), 0);
-        src = work;
+        res = ga_array_copy_as(view, ga_dtype_from_code(rt), 0);
+        src = res;
     }
-    if (work == NULL)
+    if (res == NULL)
         goto fail;
     if (size > 0) {
         if (ga_runtime_use_device(a->device) < 0)
             goto fail;
-        tmp_bytes = ga_scan_tmp_bytes(ga_array_itemsize(work), rows, n);
+        tmp_bytes = ga_scan_tmp_bytes(ga_array_itemsize(res), outer, n, inner);
         if (tmp_bytes > 0) {
             int failed;
             tmp = ga_pool_malloc(a->device, tmp_bytes, stream, &failed);
@@ -182,25 +173,7 @@ scan_impl(int op, PyObject *a_obj, PyObject *axis_obj, PyObject *dtype_obj, PyOb
                 goto fail;
         }
         GA_LAUNCH_TRY(ga_launch_scan((ga_type)rt, op == 0 ? GA_SCAN_ADD : GA_SCAN_MUL, src->data,
-                                     work->data, rows, n, tmp, stream), stream);
-    }
-
-    /* back to the input's layout */
-    if (axis < 0 || axis == a->ndim - 1) {
-        res = (ga_array *)Py_NewRef(work);
-    } else {
-        npy_intp strides[NPY_MAXDIMS];
-        for (int i = 0, k = 0; i < a->ndim; ++i)
-            strides[i] = i == axis ? work->strides[a->ndim - 1] : work->strides[k++];
-        ga_array *back = ga_array_view((PyObject *)work, work->data, a->ndim, a->shape, strides,
-                                       ga_dtype_from_code(rt), a->device, 1);
-        if (back == NULL)
-            goto fail;
-        res = ga_array_empty(a->ndim, a->shape, ga_dtype_from_code(rt), 0, a->device);
-        int ok = res != NULL && ga_assign_array(res, back) == 0;
-        Py_DECREF(back);
-        if (!ok)
-            goto fail;
+                                     res->data, outer, n, inner, tmp, stream), stream);
     }
     if (out != NULL) {
         if (ga_assign_array(out, res) < 0)
@@ -209,7 +182,6 @@ scan_impl(int op, PyObject *a_obj, PyObject *axis_obj, PyObject *dtype_obj, PyOb
     }
     if (tmp != NULL)
         ga_pool_free(a->device, tmp, tmp_bytes, stream);
-    Py_DECREF(work);
     Py_DECREF(view);
     Py_DECREF(a);
     Py_XDECREF(dtype);
@@ -218,7 +190,6 @@ fail:
     if (tmp != NULL)
         ga_pool_free(a->device, tmp, tmp_bytes, stream);
     Py_XDECREF(res);
-    Py_XDECREF(work);
     Py_XDECREF(view);
     Py_XDECREF(a);
     Py_XDECREF(dtype);

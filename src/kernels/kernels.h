@@ -229,18 +229,20 @@ cudaError_t ga_launch_reduce(const ga_reduce_args *args, cudaStream_t stream);
 /* ---- scan.cu: inclusive scans along rows (cumsum, cumprod) ---- */
 
 enum { GA_SCAN_ADD = 0, GA_SCAN_MUL = 1 };
-/* Elements a warp scans in one piece; longer rows are scanned in chunks of
- * this many, their totals scanned first (a temporary buffer). */
+/* Elements a warp scans in one piece of a row (inner == 1); longer rows
+ * are scanned in chunks of this many, their totals scanned first (in a
+ * temporary buffer). */
 #define GA_SCAN_CHUNK 1024
 
-/* Bytes of the temporary buffer ga_launch_scan needs for (rows, n) of
- * `itemsize`-byte elements (0 when no row is longer than a chunk). */
-size_t ga_scan_tmp_bytes(int itemsize, int64_t rows, int64_t n);
-/* out[r, :] = inclusive scan (GA_SCAN_ADD / GA_SCAN_MUL) of in[r, :], both
- * C-contiguous (rows, n) arrays of `type` (in may be out); `tmp` holds
- * ga_scan_tmp_bytes bytes (alive until the work on the stream is done). */
-cudaError_t ga_launch_scan(ga_type type, int op, const char *in, char *out, int64_t rows,
-                           int64_t n, void *tmp, cudaStream_t stream);
+/* Bytes of the temporary buffer ga_launch_scan needs for an (outer, n,
+ * inner) scan of `itemsize`-byte elements (0 when the lines are short). */
+size_t ga_scan_tmp_bytes(int itemsize, int64_t outer, int64_t n, int64_t inner);
+/* out[o, :, j] = inclusive scan (GA_SCAN_ADD / GA_SCAN_MUL) of in[o, :, j]
+ * for C-contiguous (outer, n, inner) arrays of `type` (in may be out);
+ * `tmp` holds ga_scan_tmp_bytes bytes (alive until the work on the stream
+ * is done). */
+cudaError_t ga_launch_scan(ga_type type, int op, const char *in, char *out, int64_t outer,
+                           int64_t n, int64_t inner, void *tmp, cudaStream_t stream);
 
 /* ---- label.cu: connected components (scipy.ndimage.label) ---- */
 

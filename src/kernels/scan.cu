@@ -1,20 +1,26 @@
-// scan.cu -- inclusive scans along the rows of a C-contiguous (rows, n)
-// array: cumsum and cumprod (NumPy's add.accumulate / multiply.accumulate).
+// scan.cu -- inclusive scans along the middle axis of a C-contiguous
+// (outer, n, inner) array: cumsum and cumprod (NumPy's add.accumulate /
+// multiply.accumulate along any axis, the host having collapsed the axes
+// before and after it).
 //
-// Reduce-then-scan, every step done by whole warps:
+// Reduce-then-scan, both layouts:
 //
-//   1. each row is cut into chunks of GA_SCAN_CHUNK elements; one warp per
-//      chunk folds it to a total (k_scan_total);
-//   2. the totals, (rows, chunks) in the temporary buffer, are scanned the
-//      same way in place (recursively: a level per factor of GA_SCAN_CHUNK);
-//   3. one warp per chunk scans it again, starting from the scanned total of
-//      the chunks before it (k_scan).
+//   1. each scanned line is cut into chunks; each chunk is folded to a
+//      total (k_scan_total, k_col_total);
+//   2. the totals, laid out (outer, chunks, inner) in the temporary buffer,
+//      are scanned the same way in place (recursively, a level per factor
+//      of the chunk length);
+//   3. each chunk is scanned again, starting from the scanned total of the
+//      chunks before it (k_scan, k_col_scan).
 //
-// Rows of at most one chunk skip steps 1-2.  Within a chunk a warp walks
-// tiles of 32 x ITEMS elements: each lane scans its ITEMS consecutive
-// elements in registers, the lanes' totals are scanned with shuffles, and
-// a running carry joins the tiles.  Two reads and one write per element
-// for long rows, one read and one write for short ones; the order of the
+// Lines of at most one chunk skip steps 1-2.  Rows (inner == 1): a warp per
+// chunk of GA_SCAN_CHUNK elements walks tiles of 32 x ITEMS; each lane scans
+// its ITEMS consecutive elements in registers, the lanes' totals are
+// scanned with shuffles, and a running carry joins the tiles.  Columns
+// (inner > 1): a thread per (chunk of COL_CHUNK, column), consecutive
+// threads on consecutive columns so that every step of their sequential
+// walk is one coalesced access.  Two reads and one write per element for
+// long lines, one read and one write for short ones; the order of the
 // additions differs from NumPy's sequential loop, so float results agree to
 // rounding, not bit for bit.
 //
@@ -30,6 +36,7 @@ namespace {
 constexpr int ITEMS = 8;
 constexpr int TILE = 32 * ITEMS;
 constexpr int WARPS = 8;  // per block
+constexpr int COL_CHUNK = 32;  // elements one thread walks down a column
 
 // ------------------------------------------------------------ operations --
 
@@ -194,6 +201,45 @@ k_scan(const T *in, T *out, const T *__restrict__ carry, int64_t rows, int64_t n
     }
 }
 
+// Columns: thread task t = ((o * nc) + c) * inner + j walks chunk c of the
+// line (o, :, j), elements (o, c * COL_CHUNK + i, j).
+template <class Op, class T>
+__global__ void __launch_bounds__(256)
+k_col_total(const T *__restrict__ in, T *__restrict__ tot, int64_t outer, int64_t n,
+            int64_t inner, int64_t nc)
+{
+    const int64_t tasks = outer * nc * inner;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < tasks;
+         t += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t j = t % inner, oc = t / inner, o = oc / nc, c = oc - o * nc;
+        const int64_t i0 = c * COL_CHUNK, i1 = n < i0 + COL_CHUNK ? n : i0 + COL_CHUNK;
+        const T *p = in + (o * n + i0) * inner + j;
+        T acc = Op::id();
+        for (int64_t i = i0; i < i1; ++i, p += inner) acc = Op::op(acc, *p);
+        tot[t] = acc;
+    }
+}
+
+// carry: the scanned totals (outer, nc, inner), or null for one chunk.
+template <class Op, class T>
+__global__ void __launch_bounds__(256)
+k_col_scan(const T *in, T *out, const T *__restrict__ carry, int64_t outer, int64_t n,
+           int64_t inner, int64_t nc)
+{
+    const int64_t tasks = outer * nc * inner;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < tasks;
+         t += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t j = t % inner, oc = t / inner, o = oc / nc, c = oc - o * nc;
+        const int64_t i0 = c * COL_CHUNK, i1 = n < i0 + COL_CHUNK ? n : i0 + COL_CHUNK;
+        const int64_t off = (o * n + i0) * inner + j;
+        T run = carry != nullptr && c > 0 ? carry[t - inner] : Op::id();
+        for (int64_t i = i0, k = 0; i < i1; ++i, k += inner) {
+            run = Op::op(run, in[off + k]);
+            out[off + k] = run;
+        }
+    }
+}
+
 // --------------------------------------------------------------- launchers --
 
 int64_t blocks_for(int64_t warps)
@@ -203,6 +249,34 @@ int64_t blocks_for(int64_t warps)
 }
 
 size_t align16(size_t b) { return (b + 15) & ~(size_t)15; }
+
+int64_t col_blocks(int64_t tasks)
+{
+    int64_t b = (tasks + 255) / 256;
+    return b < ((int64_t)1 << 30) ? b : ((int64_t)1 << 30);
+}
+
+template <class Op, class T>
+cudaError_t scan_cols(const T *in, T *out, int64_t outer, int64_t n, int64_t inner, char *tmp,
+                      cudaStream_t s)
+{
+    if (n <= COL_CHUNK) {
+        k_col_scan<Op, T><<<(unsigned)col_blocks(outer * inner), 256, 0, s>>>(in, out, nullptr,
+                                                                             outer, n, inner, 1);
+        return cudaGetLastError();
+    }
+    const int64_t nc = (n + COL_CHUNK - 1) / COL_CHUNK;
+    T *tot = (T *)tmp;
+    const unsigned blocks = (unsigned)col_blocks(outer * nc * inner);
+    k_col_total<Op, T><<<blocks, 256, 0, s>>>(in, tot, outer, n, inner, nc);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+    err = scan_cols<Op, T>(tot, tot, outer, nc, inner,
+                           tmp + align16((size_t)(outer * nc * inner) * sizeof(T)), s);
+    if (err != cudaSuccess) return err;
+    k_col_scan<Op, T><<<blocks, 256, 0, s>>>(in, out, tot, outer, n, inner, nc);
+    return cudaGetLastError();
+}
 
 template <class Op, class T>
 cudaError_t scan_rows(const T *in, T *out, int64_t rows, int64_t n, char *tmp, cudaStream_t s)
@@ -224,21 +298,30 @@ cudaError_t scan_rows(const T *in, T *out, int64_t rows, int64_t n, char *tmp, c
     return cudaGetLastError();
 }
 
+// One (outer, n, inner) scan of element type T: rows or columns.
+template <class Op, class T>
+cudaError_t scan_any(const char *in, char *out, int64_t outer, int64_t n, int64_t inner,
+                     char *tmp, cudaStream_t s)
+{
+    if (inner == 1) return scan_rows<Op>((const T *)in, (T *)out, outer, n, tmp, s);
+    return scan_cols<Op>((const T *)in, (T *)out, outer, n, inner, tmp, s);
+}
+
 template <template <class> class Op>
-cudaError_t scan_number(ga_type type, const char *in, char *out, int64_t rows, int64_t n,
-                        char *tmp, cudaStream_t s)
+cudaError_t scan_number(ga_type type, const char *in, char *out, int64_t outer, int64_t n,
+                        int64_t inner, char *tmp, cudaStream_t s)
 {
     switch (type) {
     case GA_INT8:
-    case GA_UINT8: return scan_rows<Op<uint8_t>>((const uint8_t *)in, (uint8_t *)out, rows, n, tmp, s);
+    case GA_UINT8: return scan_any<Op<uint8_t>, uint8_t>(in, out, outer, n, inner, tmp, s);
     case GA_INT16:
-    case GA_UINT16: return scan_rows<Op<uint16_t>>((const uint16_t *)in, (uint16_t *)out, rows, n, tmp, s);
+    case GA_UINT16: return scan_any<Op<uint16_t>, uint16_t>(in, out, outer, n, inner, tmp, s);
     case GA_INT32:
-    case GA_UINT32: return scan_rows<Op<uint32_t>>((const uint32_t *)in, (uint32_t *)out, rows, n, tmp, s);
+    case GA_UINT32: return scan_any<Op<uint32_t>, uint32_t>(in, out, outer, n, inner, tmp, s);
     case GA_INT64:
-    case GA_UINT64: return scan_rows<Op<uint64_t>>((const uint64_t *)in, (uint64_t *)out, rows, n, tmp, s);
-    case GA_FLOAT32: return scan_rows<Op<float>>((const float *)in, (float *)out, rows, n, tmp, s);
-    case GA_FLOAT64: return scan_rows<Op<double>>((const double *)in, (double *)out, rows, n, tmp, s);
+    case GA_UINT64: return scan_any<Op<uint64_t>, uint64_t>(in, out, outer, n, inner, tmp, s);
+    case GA_FLOAT32: return scan_any<Op<float>, float>(in, out, outer, n, inner, tmp, s);
+    case GA_FLOAT64: return scan_any<Op<double>, double>(in, out, outer, n, inner, tmp, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -247,37 +330,39 @@ cudaError_t scan_number(ga_type type, const char *in, char *out, int64_t rows, i
 
 // ============================== launchers ==================================
 
-extern "C" size_t ga_scan_tmp_bytes(int itemsize, int64_t rows, int64_t n)
+extern "C" size_t ga_scan_tmp_bytes(int itemsize, int64_t outer, int64_t n, int64_t inner)
 {
+    const int64_t chunk = inner == 1 ? GA_SCAN_CHUNK : COL_CHUNK;
     size_t bytes = 0;
-    while (n > GA_SCAN_CHUNK) {
-        n = (n + GA_SCAN_CHUNK - 1) / GA_SCAN_CHUNK;
-        bytes += align16((size_t)(rows * n) * (size_t)itemsize);
+    while (n > chunk) {
+        n = (n + chunk - 1) / chunk;
+        bytes += align16((size_t)(outer * n * inner) * (size_t)itemsize);
     }
     return bytes;
 }
 
 extern "C" cudaError_t ga_launch_scan(ga_type type, int op, const char *in, char *out,
-                                      int64_t rows, int64_t n, void *tmp, cudaStream_t stream)
+                                      int64_t outer, int64_t n, int64_t inner, void *tmp,
+                                      cudaStream_t stream)
 {
-    if (rows == 0 || n == 0) return cudaSuccess;
+    if (outer == 0 || n == 0 || inner == 0) return cudaSuccess;
     char *t = (char *)tmp;
     const bool add = op == GA_SCAN_ADD;
     switch (type) {
     case GA_BOOL:
-        return add ? scan_rows<BoolOr>((const uint8_t *)in, (uint8_t *)out, rows, n, t, stream)
-                   : scan_rows<BoolAnd>((const uint8_t *)in, (uint8_t *)out, rows, n, t, stream);
+        return add ? scan_any<BoolOr, uint8_t>(in, out, outer, n, inner, t, stream)
+                   : scan_any<BoolAnd, uint8_t>(in, out, outer, n, inner, t, stream);
     case GA_FLOAT16:
-        return add ? scan_rows<HalfAdd>((const __half *)in, (__half *)out, rows, n, t, stream)
-                   : scan_rows<HalfMul>((const __half *)in, (__half *)out, rows, n, t, stream);
+        return add ? scan_any<HalfAdd, __half>(in, out, outer, n, inner, t, stream)
+                   : scan_any<HalfMul, __half>(in, out, outer, n, inner, t, stream);
     case GA_COMPLEX64:
-        return add ? scan_rows<CxAdd<ga_c64>>((const ga_c64 *)in, (ga_c64 *)out, rows, n, t, stream)
-                   : scan_rows<CxMul<ga_c64>>((const ga_c64 *)in, (ga_c64 *)out, rows, n, t, stream);
+        return add ? scan_any<CxAdd<ga_c64>, ga_c64>(in, out, outer, n, inner, t, stream)
+                   : scan_any<CxMul<ga_c64>, ga_c64>(in, out, outer, n, inner, t, stream);
     case GA_COMPLEX128:
-        return add ? scan_rows<CxAdd<ga_c128>>((const ga_c128 *)in, (ga_c128 *)out, rows, n, t, stream)
-                   : scan_rows<CxMul<ga_c128>>((const ga_c128 *)in, (ga_c128 *)out, rows, n, t, stream);
+        return add ? scan_any<CxAdd<ga_c128>, ga_c128>(in, out, outer, n, inner, t, stream)
+                   : scan_any<CxMul<ga_c128>, ga_c128>(in, out, outer, n, inner, t, stream);
     default:
-        return add ? scan_number<Add>(type, in, out, rows, n, t, stream)
-                   : scan_number<Mul>(type, in, out, rows, n, t, stream);
+        return add ? scan_number<Add>(type, in, out, outer, n, inner, t, stream)
+                   : scan_number<Mul>(type, in, out, outer, n, inner, t, stream);
     }
 }
