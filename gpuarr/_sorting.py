@@ -20,8 +20,8 @@ Differences from NumPy, all to avoid synchronising with the host:
   data gives NaN edges and zero counts instead of ValueError; device bins
   are not checked for monotonicity (digitize, histogram).
 - Sorting is stable whatever `kind` says; partition sorts.  Complex arrays
-  cannot be ordered; unique supports axis=None only; quantiles support
-  method='linear' only.
+  cannot be ordered; unique supports axis=None only; quantiles take every
+  method but no weights.
 """
 import operator
 import warnings
@@ -39,8 +39,13 @@ __all__ = ["sort", "argsort", "partition", "argpartition", "unique", "median", "
            "argwhere", "compress", "extract", "take", "put", "searchsorted", "digitize",
            "bincount", "histogram"]
 
-# Quantile modes of the C core (kernels.h GA_Q_*).
-_MEDIAN, _WEAK, _STRONG = 0, 1, 2
+# Quantile modes of the C core (kernels.h GA_Q_*) and NumPy's methods in
+# the order of its GA_QM_* codes; the picking ones return an element.
+_MEDIAN, _WEAK, _STRONG, _PICK = 0, 1, 2, 3
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf",
+            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf", "hazen",
+            "weibull", "median_unbiased", "normal_unbiased")
+_PICKING = {"lower", "higher", "nearest", "inverted_cdf", "closest_observation"}
 _TAKE_MODES = {"raise": 0, "wrap": 1, "clip": 2}
 
 
@@ -125,14 +130,16 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 # ---------------------------------------------------------------- quantiles
 
 def _quantile_dtype(dtype, mode):
+    if mode == _PICK:
+        return dtype
     if mode == _STRONG or dtype.kind not in "f":
         return numpy.dtype(numpy.float64)
     return dtype
 
 
-def _quantile(a, q, mode, ignore_nan, axis, out, keepdims):
+def _quantile(a, q, mode, ignore_nan, axis, out, keepdims, method=0):
     """Shared by median, percentile, quantile and their nan* forms: q is
-    None (median) or a host float array in [0, 1]."""
+    None (median) or a host float array in [0, 1]; method a GA_QM_* code."""
     a = _device(a)
     if a.dtype.kind == "c":
         raise TypeError("a must be an array of real numbers")
@@ -160,7 +167,8 @@ def _quantile(a, q, mode, ignore_nan, axis, out, keepdims):
     elif q is None:
         res = _core._quantile(work, None, mode, ignore_nan, cax)
     else:
-        res = _core._quantile(work, [float(x) for x in q.ravel()], mode, ignore_nan, cax)
+        res = _core._quantile(work, [float(x) for x in q.ravel()], mode, ignore_nan, cax,
+                              method)
         res = res.reshape(qshape + reduced)
     if keepdims:
         kept = list(res.shape[len(qshape):]) if cax is not None else []
@@ -193,13 +201,19 @@ def _q_array(q, scale, name):
 
 
 def _check_method(method, weights, interpolation):
+    """The GA_QM_* code of NumPy's `method` (or the deprecated
+    `interpolation`)."""
     if interpolation is not None:
+        warnings.warn("the `interpolation=` argument to quantile was renamed to `method=`, "
+                      "which has additional options.", DeprecationWarning, stacklevel=4)
         method = interpolation
-    if method != "linear":
-        raise NotImplementedError(f"gpuarr quantiles support method='linear' only, not "
-                                  f"{method!r}")
+    if method not in _METHODS:
+        raise ValueError(f"{method!r} is not a valid method. Use one of: {_METHODS}")
     if weights is not None:
+        if method != "inverted_cdf":
+            raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
         raise NotImplementedError("gpuarr quantiles do not support weights")
+    return _METHODS.index(method)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -216,24 +230,27 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 def _percentile_like(a, q, axis, out, keepdims, method, weights, interpolation, scale,
                      ignore_nan, name):
-    _check_method(method, weights, interpolation)
+    code = _check_method(method, weights, interpolation)
     qa, qtype = _q_array(q, scale, name)
     a = _device(a)
     # NumPy interpolates in q's dtype: a Python scalar or q of a float
     # array's own dtype keeps that dtype ('weak'); float64 q computes in
     # float64; other q dtypes give result_type(a, q), computed in float64.
+    # The picking methods return elements, in a's dtype.
     want = None
-    if qtype is None or (a.dtype.kind == "f" and qtype == a.dtype):
+    if _METHODS[code] in _PICKING:
+        mode = _PICK
+    elif qtype is None or (a.dtype.kind == "f" and qtype == a.dtype):
         mode = _WEAK
     else:
         mode = _STRONG
         if qtype.kind == "f" and a.dtype.kind != "b":
             want = numpy.result_type(a.dtype, qtype)
     if numpy.ndim(qa) == 0:
-        res = _quantile(a, qa.reshape(1), mode, ignore_nan, axis, None, keepdims)
+        res = _quantile(a, qa.reshape(1), mode, ignore_nan, axis, None, keepdims, code)
         res = res.reshape(res.shape[1:])
     else:
-        res = _quantile(a, qa, mode, ignore_nan, axis, None, keepdims)
+        res = _quantile(a, qa, mode, ignore_nan, axis, None, keepdims, code)
     if want is not None and res.dtype != want:
         res = res.astype(want)
     if out is not None:
@@ -244,7 +261,8 @@ def _percentile_like(a, q, axis, out, keepdims, method, weights, interpolation, 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
-    """NumPy's percentile (method='linear') by selection for axis=None."""
+    """NumPy's percentile (every method; no weights), by selection for
+    axis=None and up to four q."""
     return _percentile_like(a, q, axis, out, keepdims, method, weights, interpolation, 100,
                             False, "Percentiles")
 

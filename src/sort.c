@@ -215,7 +215,7 @@ fail:
 static int
 quantile_out_double(int type, int mode)
 {
-    return mode == GA_Q_LINEAR_STRONG || !is_float_type(type);
+    return mode == GA_Q_LINEAR_STRONG || (mode != GA_Q_PICK && !is_float_type(type));
 }
 
 /* Whole-array quantiles by radix selection into out (contiguous, nq). */
@@ -281,28 +281,31 @@ fail:
     return -1;
 }
 
-/* _quantile(a, q, mode, ignore_nan, axis) -> array of shape (len(q),) +
- * the reduced shape (no leading dim when q is None: the median).  q: None
- * or a sequence of floats in [0, 1]; mode a GA_Q_* code; the reduced axis
- * is not empty (the caller handles empty reductions). */
+/* _quantile(a, q, mode, ignore_nan, axis, method=0) -> array of shape
+ * (len(q),) + the reduced shape (no leading dim when q is None: the
+ * median).  q: None or a sequence of floats in [0, 1]; mode a GA_Q_* code,
+ * method a GA_QM_* code; the reduced axis is not empty (the caller handles
+ * empty reductions). */
 static PyObject *
 py_quantile(PyObject *self, PyObject *args)
 {
     ga_array *a, *out = NULL;
     PyObject *q_obj, *axis_obj, *fast = NULL;
-    int mode, ignore_nan, axis;
+    int mode, ignore_nan, axis, method = GA_QM_LINEAR;
     double *q = NULL;
     ga_quantile_args qa;
     npy_intp dims[NPY_MAXDIMS + 1];
-    if (!PyArg_ParseTuple(args, "O!OipO", &GA_ArrayType, &a, &q_obj, &mode, &ignore_nan,
-                          &axis_obj) ||
+    if (!PyArg_ParseTuple(args, "O!OipO|i", &GA_ArrayType, &a, &q_obj, &mode, &ignore_nan,
+                          &axis_obj, &method) ||
         !is_orderable(a, "quantile") || parse_axis(axis_obj, a->ndim, &axis) < 0)
         return NULL;
-    if (mode < GA_Q_MEDIAN || mode > GA_Q_LINEAR_STRONG || (mode == GA_Q_MEDIAN) != (q_obj == Py_None)) {
-        PyErr_SetString(PyExc_ValueError, "_quantile: q must be None exactly for the median");
+    if (mode < GA_Q_MEDIAN || mode > GA_Q_PICK || (mode == GA_Q_MEDIAN) != (q_obj == Py_None) ||
+        method < 0 || method >= GA_QM_COUNT) {
+        PyErr_SetString(PyExc_ValueError, "_quantile: q must be None exactly for the median, "
+                        "and mode and method known codes");
         return NULL;
     }
-    if (a->type == GA_BOOL && mode != GA_Q_MEDIAN) {
+    if (a->type == GA_BOOL && (mode == GA_Q_LINEAR_WEAK || mode == GA_Q_LINEAR_STRONG)) {
         PyErr_SetString(PyExc_TypeError, "numpy boolean subtract, the `-` operator, is not "
                         "supported, use the bitwise_xor, the `^` operator, or the logical_xor "
                         "function instead.");
@@ -353,6 +356,7 @@ py_quantile(PyObject *self, PyObject *args)
     cudaStream_t stream = ga_runtime_current_stream();
     memset(&qa, 0, sizeof(qa));
     qa.mode = mode;
+    qa.method = method;
     qa.ignore_nan = ignore_nan;
     int osize = ga_array_itemsize(out);
     if (whole && nq <= SELECT_MAX_Q) {

@@ -63,12 +63,14 @@ def get(x):
     return x.get() if isinstance(x, gp.ndarray) else np.asarray(x)
 
 
-def assert_close(got, want, dtype=None):
+def assert_close(got, want):
     got, want = get(got), np.asarray(want)
     assert got.shape == want.shape, (got.shape, want.shape)
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    kind = want.dtype.char if want.dtype.kind == "f" else "d"
-    np.testing.assert_allclose(got, want, rtol=RTOL.get(kind, 1e-12), atol=0, equal_nan=True)
+    if want.dtype.kind != "f":
+        np.testing.assert_array_equal(got, want)
+        return
+    np.testing.assert_allclose(got, want, rtol=RTOL[want.dtype.char], atol=0, equal_nan=True)
 
 
 # ================================================================ host only
@@ -94,14 +96,18 @@ def test_host_arrays_are_refused_with_the_remedy():
             f(np.arange(5), *args)
 
 
-def test_quantile_methods_other_than_linear_are_a_clear_error():
-    with pytest.raises(NotImplementedError, match="linear"):
-        gp.quantile(None, 0.5, method="nearest")
+def test_unknown_quantile_methods_are_value_errors_as_numpy():
+    with pytest.raises(ValueError, match="not a valid method"):
+        np.quantile(np.arange(3.0), 0.5, method="bogus")
+    with pytest.raises(ValueError, match="not a valid method"):
+        gp.quantile(None, 0.5, method="bogus")
 
 
 def test_quantile_weights_are_a_clear_error():
-    with pytest.raises(NotImplementedError, match="weights"):
+    with pytest.raises(ValueError, match="inverted_cdf"):
         gp.percentile(None, 50, weights=[1.0])
+    with pytest.raises(NotImplementedError, match="weights"):
+        gp.quantile(None, 0.5, method="inverted_cdf", weights=[1.0])
 
 
 @pytest.mark.parametrize("q", [-0.1, 1.5, [0.2, 2.0], np.nan])
@@ -561,6 +567,41 @@ def test_nanquantile_and_nanpercentile(rng, dtype):
         assert_close(gp.quantile(d, 0.5, axis=axis), np_call(np.quantile, h, 0.5, axis=axis))
 
 
+METHODS = ["linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf",
+           "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf", "hazen",
+           "weibull", "median_unbiased", "normal_unbiased"]
+
+
+@gpu
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("dtype", [np.int16, np.uint8, np.float32, np.float64])
+def test_every_quantile_method_matches_numpy(rng, method, dtype):
+    h = values(rng, (5, 12), dtype, ties=dtype != np.float64)
+    d = gp.asarray(h)
+    for q in (0.0, 0.1, 0.25, 0.5, 0.8, 1.0, [0.0, 0.33, 0.5, 0.71, 1.0], np.linspace(0, 1, 21)):
+        for axis in (None, 1, 0):
+            assert_close(gp.quantile(d, q, axis=axis, method=method),
+                         np.quantile(h, q, axis=axis, method=method))
+    assert_close(gp.percentile(d, 37.5, method=method), np.percentile(h, 37.5, method=method))
+    if dtype == np.float32:
+        hn = h.copy()
+        hn[1, 3] = np.nan
+        dn = gp.asarray(hn)
+        for axis in (None, 1):
+            assert_close(gp.nanquantile(dn, [0.2, 0.9], axis=axis, method=method),
+                         np_call(np.nanquantile, hn, [0.2, 0.9], axis=axis, method=method))
+            assert_close(gp.quantile(dn, 0.3, axis=axis, method=method),
+                         np_call(np.quantile, hn, 0.3, axis=axis, method=method))
+
+
+@gpu
+def test_picking_quantile_methods_accept_bool():
+    h = np.array([True, False, True, True])
+    for method in ("lower", "higher", "nearest", "inverted_cdf", "closest_observation"):
+        assert_close(gp.quantile(gp.asarray(h), 0.4, method=method),
+                     np.quantile(h, 0.4, method=method))
+
+
 @gpu
 def test_quantile_errors_as_numpy():
     with pytest.raises(IndexError):
@@ -569,8 +610,8 @@ def test_quantile_errors_as_numpy():
         gp.quantile(gp.asarray([True, False]), 0.5)
     with pytest.raises(TypeError):
         gp.median(gp.zeros(3, dtype=np.complex64))
-    with pytest.raises(NotImplementedError, match="linear"):
-        gp.quantile(gp.arange(5.0), 0.5, method="nearest")
+    with pytest.raises(ValueError, match="not a valid method"):
+        gp.quantile(gp.arange(5.0), 0.5, method="nearst")
 
 
 # ========================================================= the lesson's clip

@@ -517,14 +517,23 @@ cudaError_t ga_launch_find_objects(ga_type type, const void *labels, int64_t n, 
 
 /* ---- sort.cu, select.cu: ordering (NumPy's order: NaN last) ---- */
 
-/* Which quantile: NumPy's median, or its 'linear' method with q a Python
+/* Which quantile: NumPy's median; an interpolating method with q a Python
  * scalar ("weak": float arrays keep their dtype) or an array ("strong":
- * float64 results).  Integer and bool arrays give float64. */
-enum { GA_Q_MEDIAN = 0, GA_Q_LINEAR_WEAK = 1, GA_Q_LINEAR_STRONG = 2 };
+ * float64 results), integer and bool arrays giving float64; or a method
+ * that picks one element (PICK: the array's own dtype). */
+enum { GA_Q_MEDIAN = 0, GA_Q_LINEAR_WEAK = 1, GA_Q_LINEAR_STRONG = 2, GA_Q_PICK = 3 };
+/* NumPy's quantile methods (the `method` argument), in NumPy's terms. */
+enum {
+    GA_QM_LINEAR = 0, GA_QM_LOWER, GA_QM_HIGHER, GA_QM_NEAREST, GA_QM_MIDPOINT,
+    GA_QM_INVERTED_CDF, GA_QM_AVERAGED_INVERTED_CDF, GA_QM_CLOSEST_OBSERVATION,
+    GA_QM_INTERPOLATED_INVERTED_CDF, GA_QM_HAZEN, GA_QM_WEIBULL, GA_QM_MEDIAN_UNBIASED,
+    GA_QM_NORMAL_UNBIASED, GA_QM_COUNT
+};
 #define GA_QMAX 16
 
 typedef struct {
     int mode;            /* GA_Q_* */
+    int method;          /* GA_QM_* (ignored by the median) */
     int ignore_nan;      /* nanmedian / nanquantile: NaNs are left out */
     int nq;              /* quantiles in q (1..GA_QMAX; 1 for the median) */
     double q[GA_QMAX];   /* each in [0, 1] */

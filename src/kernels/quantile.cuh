@@ -1,4 +1,4 @@
-// quantile.cuh -- NumPy's median and 'linear' quantile from two order
+// quantile.cuh -- NumPy's median and quantile methods from two order
 // statistics, shared by radix selection (select.cu) and the sorted-order
 // pick along an axis (sort.cu).
 //
@@ -15,6 +15,9 @@
 //          (integers wrap), then a + diff t, or b - diff (1 - t) for t >= 0.5.
 //          'weak' q (a Python scalar) keeps float arrays in their dtype;
 //          'strong' q (an array) and integer arrays compute in float64.
+//          The other interpolating methods differ only in v and t
+//          (ga_quantile_ranks); lower, higher, nearest, inverted_cdf and
+//          closest_observation pick one element (GA_Q_PICK).
 #ifndef GA_QUANTILE_CUH
 #define GA_QUANTILE_CUH
 
@@ -29,11 +32,13 @@ __device__ __forceinline__ double q_add(double x, double y) { return __dadd_rn(x
 __device__ __forceinline__ double q_sub(double x, double y) { return __dsub_rn(x, y); }
 __device__ __forceinline__ double q_mul(double x, double y) { return __dmul_rn(x, y); }
 
-// Ranks and weight for n > 0 valid (non-NaN) elements.  NumPy (2.4 on)
-// computes the virtual index in float64 whatever q's kind; a 'weak' q only
-// changes the dtype the interpolation runs in (ga_quantile_value).
-__device__ inline void ga_quantile_ranks(int64_t n, double q, int mode, int64_t *lo, int64_t *hi,
-                                         double *t)
+// Ranks and weight for n > 0 valid (non-NaN) elements, as NumPy's
+// _quantile computes them: a virtual index v in float64 (NumPy 2.4 on, q's
+// kind only changes the dtype of the interpolation), the neighbouring
+// ranks clamped to the ends, and the weight t, which some methods fix.
+// Methods that pick an element give lo == hi.
+__device__ inline void ga_quantile_ranks(int64_t n, double q, int mode, int method, int64_t *lo,
+                                         int64_t *hi, double *t)
 {
     if (mode == GA_Q_MEDIAN) {
         *lo = (n - 1) / 2;
@@ -41,23 +46,79 @@ __device__ inline void ga_quantile_ranks(int64_t n, double q, int mode, int64_t 
         *t = 0.5;
         return;
     }
-    const double v = q_mul((double)(n - 1), q);
-    if (v >= (double)(n - 1)) {
-        *lo = *hi = n - 1;
-        *t = v + 1.0;
+    const double nd = (double)n, last = (double)(n - 1);
+    double v, alpha = 0.0, beta = 0.0;
+    *t = 0.0;
+    switch (method) {
+    case GA_QM_LOWER:
+    case GA_QM_HIGHER:
+    case GA_QM_NEAREST: {
+        v = q_mul(last, q);
+        v = method == GA_QM_LOWER ? floor(v) : method == GA_QM_HIGHER ? ceil(v) : rint(v);
+        *lo = *hi = (int64_t)v;
         return;
     }
-    const double p = floor(v);
-    *lo = (int64_t)p;
-    *hi = *lo + 1;
-    *t = v - p;
+    case GA_QM_INVERTED_CDF:
+    case GA_QM_CLOSEST_OBSERVATION: {
+        v = q_sub(q_mul(nd, q), 1.0);
+        if (method == GA_QM_CLOSEST_OBSERVATION)
+            v = q_sub(v, 0.5);
+        const double p = floor(v);
+        const bool at_previous = v - p == 0.0 &&
+                                 (method == GA_QM_INVERTED_CDF || fmod(p, 2.0) != 0.0);
+        int64_t r = (int64_t)(at_previous ? p : p + 1.0);
+        r = r < 0 ? 0 : r > n - 1 ? n - 1 : r;
+        *lo = *hi = r;
+        return;
+    }
+    case GA_QM_MIDPOINT: {
+        const double w = q_mul(last, q);
+        v = q_mul(0.5, q_add(floor(w), ceil(w)));
+        break;
+    }
+    case GA_QM_AVERAGED_INVERTED_CDF:
+        v = q_sub(q_mul(nd, q), 1.0);
+        break;
+    case GA_QM_INTERPOLATED_INVERTED_CDF: alpha = 0.0; beta = 1.0; goto continuous;
+    case GA_QM_HAZEN: alpha = 0.5; beta = 0.5; goto continuous;
+    case GA_QM_WEIBULL: alpha = 0.0; beta = 0.0; goto continuous;
+    case GA_QM_MEDIAN_UNBIASED: alpha = 1 / 3.0; beta = 1 / 3.0; goto continuous;
+    case GA_QM_NORMAL_UNBIASED: alpha = 3 / 8.0; beta = 3 / 8.0; goto continuous;
+    continuous:
+        // n q + (alpha + q (1 - alpha - beta)) - 1, operation by operation
+        v = q_sub(q_add(q_mul(nd, q), q_add(alpha, q_mul(q, q_sub(q_sub(1.0, alpha), beta)))),
+                  1.0);
+        break;
+    default:
+        v = q_mul(last, q);
+        break;
+    }
+    double p;
+    if (v >= last) {
+        *lo = *hi = n - 1;
+        p = -1.0;
+    } else if (v < 0.0) {
+        *lo = *hi = 0;
+        p = 0.0;
+    } else {
+        p = floor(v);
+        *lo = (int64_t)p;
+        *hi = *lo + 1;
+    }
+    double g = q_sub(v, p);
+    if (method == GA_QM_AVERAGED_INVERTED_CDF)
+        g = g == 0.0 ? 0.5 : 1.0;
+    else if (method == GA_QM_MIDPOINT)
+        g = fmod(v, 1.0) == 0.0 ? 0.0 : 0.5;
+    *t = g;
 }
 
 // Whether the result of `mode` for element type `type` is float64 (else the
 // element type itself).
 __host__ __device__ inline bool ga_quantile_out_double(ga_type type, int mode)
 {
-    return mode == GA_Q_LINEAR_STRONG || ga_key_kind_of(type) != GA_KEY_FLOAT;
+    return mode == GA_Q_LINEAR_STRONG ||
+           (mode != GA_Q_PICK && ga_key_kind_of(type) != GA_KEY_FLOAT);
 }
 
 // Arithmetic in the array's float type: float16 rounds each result.
@@ -117,6 +178,10 @@ __device__ __forceinline__ void ga_quantile_nan(ga_type type, int mode, char *ou
 template <class T>
 __device__ void ga_quantile_value(int mode, T a, T b, bool same, double t, char *out)
 {
+    if (mode == GA_Q_PICK) {
+        *(T *)out = a;
+        return;
+    }
     if constexpr (ga_is_float<T>) {
         using A = QArith<T>;
         using C = typename A::C;

@@ -116,7 +116,7 @@ __device__ __forceinline__ unsigned long long sel_block_exclusive(unsigned long 
 // The last block's share of a pass: ranks (first pass), bucket choice,
 // prefix update, clearing, and the answer (last pass).
 template <class K>
-__device__ void sel_step(SelState *st, int64_t n, int kind, ga_type type, int mode,
+__device__ void sel_step(SelState *st, int64_t n, int kind, ga_type type, int mode, int method,
                          int ignore_nan, double q, int pass, int last_pass, int width, char *out)
 {
     __shared__ int s_done, s_bucket[2];
@@ -137,7 +137,7 @@ __device__ void sel_step(SelState *st, int64_t n, int kind, ga_type type, int mo
             } else {
                 int64_t lo, hi;
                 double t;
-                ga_quantile_ranks(valid, q, mode, &lo, &hi, &t);
+                ga_quantile_ranks(valid, q, mode, method, &lo, &hi, &t);
                 st->rank[0] = lo;
                 st->rank[1] = hi;
                 st->same = lo == hi;
@@ -192,7 +192,7 @@ __device__ void sel_step(SelState *st, int64_t n, int kind, ga_type type, int mo
 // higher bits equal the prefix of either rank.
 template <class K>
 __global__ void __launch_bounds__(SEL_THREADS)
-k_select_pass(const K *src, int64_t n, int vector, int kind, ga_type type, int mode,
+k_select_pass(const K *src, int64_t n, int vector, int kind, ga_type type, int mode, int method,
               int ignore_nan, double q, SelState *st, int pass, int last_pass, int shift,
               int width, char *out)
 {
@@ -282,7 +282,7 @@ k_select_pass(const K *src, int64_t n, int vector, int kind, ga_type type, int m
     if (!s_last)
         return;
     __threadfence();
-    sel_step<K>(st, n, kind, type, mode, ignore_nan, q, pass, last_pass, width, out);
+    sel_step<K>(st, n, kind, type, mode, method, ignore_nan, q, pass, last_pass, width, out);
 }
 
 // ============================== searching ==================================
@@ -502,7 +502,8 @@ struct SelectLaunch {
                 const int width = bits - SEL_DIGIT * p < SEL_DIGIT ? bits - SEL_DIGIT * p : SEL_DIGIT;
                 const int shift = bits - SEL_DIGIT * p - width;
                 k_select_pass<K><<<(unsigned)blocks, SEL_THREADS, 0, stream>>>(
-                    (const K *)src, n, vector, kind, type, args->mode, args->ignore_nan,
+                    (const K *)src, n, vector, kind, type, args->mode, args->method,
+                    args->ignore_nan,
                     args->q[k], st, p, p == passes - 1, shift, width, out + k * osize);
                 if ((err = cudaGetLastError()) != cudaSuccess)
                     return err;

@@ -111,7 +111,7 @@ k_quantile_pick(int64_t nseg, int64_t seg_len, const int64_t *perm, const char *
         }
         int64_t lo, hi;
         double t;
-        ga_quantile_ranks(valid, args.q[qi], args.mode, &lo, &hi, &t);
+        ga_quantile_ranks(valid, args.q[qi], args.mode, args.method, &lo, &hi, &t);
         ga_quantile_value<T>(args.mode, at(lo), at(hi), lo == hi, t, o);
     }
 }
