@@ -100,6 +100,86 @@ measure_ops_clear(measure_ops *m)
     Py_CLEAR(m->inverse);
 }
 
+static ga_array *
+measure_new(int ndim, npy_intp d0, npy_intp d1, int typenum, int device)
+{
+    npy_intp dims[2] = {d0, d1};
+    return ga_array_empty(ndim, dims, PyArray_DescrFromType(typenum), 0, device);
+}
+
+/* A scratch block from the pool, or NULL with an exception set. */
+static void *
+measure_scratch(int device, size_t nbytes, cudaStream_t stream)
+{
+    int failed = 0;
+    void *p = ga_pool_malloc(device, nbytes ? nbytes : 256, stream, &failed);
+    return failed ? NULL : p;
+}
+
+/* The slot table of an index: its keys sorted (compared as int64, or as
+ * float64 when float_keys) and the table slot of each entry, as new
+ * device arrays.  0 / -1. */
+static int
+measure_index_table(ga_array *index, int float_keys, ga_array **table, ga_array **inverse)
+{
+    ga_array *conv = NULL;
+    void *scratch = NULL;
+    size_t scratch_bytes = 0;
+    cudaStream_t stream = ga_runtime_current_stream();
+    *table = *inverse = NULL;
+    if (ga_runtime_use_device(index->device) < 0)
+        return -1;
+    if (index->type == GA_COMPLEX64 || index->type == GA_COMPLEX128) {
+        PyErr_SetString(PyExc_TypeError, "index: complex values are not supported");
+        return -1;
+    }
+    npy_intp m = ga_array_size(index);
+    if ((conv = measure_contiguous(index, float_keys ? NPY_FLOAT64 : NPY_INT64)) == NULL)
+        return -1;
+    *table = measure_new(1, m, 0, NPY_UINT64, index->device);
+    *inverse = measure_new(1, m, 0, NPY_INT64, index->device);
+    if (*table == NULL || *inverse == NULL)
+        goto fail;
+    if (m > 0) {
+        scratch_bytes = ga_measure_index_scratch_bytes(m);
+        if (scratch_bytes > 0 &&
+            (scratch = measure_scratch(index->device, scratch_bytes, stream)) == NULL)
+            goto fail;
+        GA_LAUNCH_TRY(ga_launch_measure_index(float_keys ? GA_FLOAT64 : GA_INT64, conv->data, m,
+                                              scratch, (uint64_t *)(*table)->data,
+                                              (int64_t *)(*inverse)->data, stream), stream);
+        if (scratch != NULL)
+            ga_pool_free(index->device, scratch, scratch_bytes, stream);
+    }
+    Py_DECREF(conv);
+    return 0;
+fail:
+    if (scratch != NULL)
+        ga_pool_free(index->device, scratch, scratch_bytes, stream);
+    Py_XDECREF(conv);
+    Py_CLEAR(*table);
+    Py_CLEAR(*inverse);
+    return -1;
+}
+
+/* _measure_index(index, float_keys) -> (table uint64[m], inverse int64[m]):
+ * the slot table of an index (measure_index_table). */
+static PyObject *
+py_measure_index(PyObject *self, PyObject *args)
+{
+    ga_array *index, *table, *inverse;
+    int float_keys;
+    if (!PyArg_ParseTuple(args, "O!p", &GA_ArrayType, &index, &float_keys))
+        return NULL;
+    if (measure_index_table(index, float_keys, &table, &inverse) < 0)
+        return NULL;
+    return Py_BuildValue("(NN)", (PyObject *)table, (PyObject *)inverse);
+}
+
+/* A mode only Python passes: `table` is the caller's device index itself,
+ * whose slot table is made here (one call instead of two from Python). */
+#define MEASURE_MODE_INDEX 4
+
 /* Fill `m` from the Python arguments (input, labels, mode, lo, nslots,
  * table, inverse).  `coords`: the statistic needs coordinates (centre of
  * mass), so the shape must be kept.  `convert_values`: bring the values to
@@ -118,7 +198,7 @@ measure_ops_parse(PyObject *args, int coords, int convert_values, measure_ops *m
         return -1;
     if (ga_runtime_use_device(input->device) < 0)
         return -1;
-    if (mode < GA_SLOT_ALL || mode > GA_SLOT_TABLE || nslots < 1) {
+    if (mode < GA_SLOT_ALL || mode > MEASURE_MODE_INDEX || nslots < 1) {
         PyErr_SetString(PyExc_ValueError, "bad slot map");
         return -1;
     }
@@ -146,7 +226,16 @@ measure_ops_parse(PyObject *args, int coords, int convert_values, measure_ops *m
         if (lt < 0 || (m->labels = measure_contiguous(l, lt)) == NULL)
             goto fail;
     }
-    if (mode == GA_SLOT_TABLE) {
+    if (mode == MEASURE_MODE_INDEX) {
+        if (!ga_array_check(table) || ga_array_size((ga_array *)table) != nslots) {
+            PyErr_SetString(PyExc_ValueError, "index must be a device array of nslots entries");
+            goto fail;
+        }
+        if (measure_index_table((ga_array *)table, m->labels->type == GA_FLOAT64, &m->table,
+                                &m->inverse) < 0)
+            goto fail;
+        mode = GA_SLOT_TABLE;
+    } else if (mode == GA_SLOT_TABLE) {
         if (!ga_array_check(table) || ((ga_array *)table)->type != GA_UINT64 ||
             ga_array_size((ga_array *)table) != nslots ||
             !(((ga_array *)table)->flags & GA_C_CONTIGUOUS)) {
@@ -156,7 +245,7 @@ measure_ops_parse(PyObject *args, int coords, int convert_values, measure_ops *m
         m->table = (ga_array *)table;
         Py_INCREF(table);
     }
-    if (inverse != Py_None) {
+    if (inverse != Py_None && m->inverse == NULL) {
         if (!ga_array_check(inverse) || ((ga_array *)inverse)->type != GA_INT64 ||
             !(((ga_array *)inverse)->flags & GA_C_CONTIGUOUS)) {
             PyErr_SetString(PyExc_ValueError, "inverse must be a contiguous int64 array");
@@ -198,22 +287,6 @@ measure_ops_parse(PyObject *args, int coords, int convert_values, measure_ops *m
 fail:
     measure_ops_clear(m);
     return -1;
-}
-
-static ga_array *
-measure_new(int ndim, npy_intp d0, npy_intp d1, int typenum, int device)
-{
-    npy_intp dims[2] = {d0, d1};
-    return ga_array_empty(ndim, dims, PyArray_DescrFromType(typenum), 0, device);
-}
-
-/* A scratch block from the pool, or NULL with an exception set. */
-static void *
-measure_scratch(int device, size_t nbytes, cudaStream_t stream)
-{
-    int failed = 0;
-    void *p = ga_pool_malloc(device, nbytes ? nbytes : 256, stream, &failed);
-    return failed ? NULL : p;
 }
 
 /* _measure(input, labels, mode, lo, nslots, table, inverse, what) -> tuple
@@ -283,54 +356,6 @@ done:
         Py_XDECREF(outs[k]);
     measure_ops_clear(&m);
     return result;
-}
-
-/* _measure_index(index, float_keys) -> (table uint64[m], inverse int64[m]):
- * the sorted keys of an index (compared as int64, or as float64 when
- * float_keys) and the table slot of each entry. */
-static PyObject *
-py_measure_index(PyObject *self, PyObject *args)
-{
-    ga_array *index, *conv = NULL, *table = NULL, *inverse = NULL;
-    int float_keys;
-    void *scratch = NULL;
-    size_t scratch_bytes = 0;
-    cudaStream_t stream = ga_runtime_current_stream();
-    if (!PyArg_ParseTuple(args, "O!p", &GA_ArrayType, &index, &float_keys))
-        return NULL;
-    if (ga_runtime_use_device(index->device) < 0)
-        return NULL;
-    if (index->type == GA_COMPLEX64 || index->type == GA_COMPLEX128) {
-        PyErr_SetString(PyExc_TypeError, "index: complex values are not supported");
-        return NULL;
-    }
-    npy_intp m = ga_array_size(index);
-    if ((conv = measure_contiguous(index, float_keys ? NPY_FLOAT64 : NPY_INT64)) == NULL)
-        return NULL;
-    table = measure_new(1, m, 0, NPY_UINT64, index->device);
-    inverse = measure_new(1, m, 0, NPY_INT64, index->device);
-    if (table == NULL || inverse == NULL)
-        goto fail;
-    if (m > 0) {
-        scratch_bytes = ga_measure_index_scratch_bytes(m);
-        if (scratch_bytes > 0 &&
-            (scratch = measure_scratch(index->device, scratch_bytes, stream)) == NULL)
-            goto fail;
-        GA_LAUNCH_TRY(ga_launch_measure_index(float_keys ? GA_FLOAT64 : GA_INT64, conv->data, m,
-                                              scratch, (uint64_t *)table->data,
-                                              (int64_t *)inverse->data, stream), stream);
-        if (scratch != NULL)
-            ga_pool_free(index->device, scratch, scratch_bytes, stream);
-    }
-    Py_DECREF(conv);
-    return Py_BuildValue("(NN)", (PyObject *)table, (PyObject *)inverse);
-fail:
-    if (scratch != NULL)
-        ga_pool_free(index->device, scratch, scratch_bytes, stream);
-    Py_XDECREF(conv);
-    Py_XDECREF(table);
-    Py_XDECREF(inverse);
-    return NULL;
 }
 
 /* Group the elements of `m` by slot (by value within a slot when

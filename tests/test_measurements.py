@@ -363,3 +363,33 @@ def test_lesson_positions_and_fluxes():
     got = gnd.center_of_mass(data_gpu, lab32, gp.arange(1, m + 1))
     assert np.allclose(np.array(positions), np.array(got))
     assert np.allclose(fluxes, gnd.sum_labels(data_gpu, lab32, gp.arange(1, m + 1)).get())
+
+
+@gpu
+def test_device_index_everywhere(rng):
+    """A device index takes the one-call path (its slot table made by the
+    measurement's own call) in every function that accepts an index."""
+    values, labels = random_case(rng)
+    dv, dl = gp.asarray(values), gp.asarray(labels)
+    for idx in ([3, 1, 12, 3], [[2, 5], [7, 7]], [4]):
+        di = gp.asarray(np.array(idx))
+        if np.ndim(idx) == 1:                     # SciPy's comprehensions take 1-d indexes
+            want = snd.histogram(values, -20, 20, 8, labels, idx)
+            got = gnd.histogram(dv, -20, 20, 8, dl, di)
+            np.testing.assert_array_equal(got.get(), np.stack(list(want)))
+            assert_positions(gnd.maximum_position(dv, dl, di),
+                             snd.maximum_position(values, labels, idx))
+            want = snd.labeled_comprehension(values, labels, idx, np.sum, np.float64, 0.0)
+            got = gnd.labeled_comprehension(dv, dl, di, lambda v: v.sum().get(), np.float64,
+                                            0.0)
+            np.testing.assert_allclose(host(got), want, rtol=1e-9)
+        for name in ("mean", "median", "variance"):
+            want = getattr(snd, name)(values, labels, idx)
+            got = getattr(gnd, name)(dv, dl, di)
+            assert got.shape == np.shape(want)
+            np.testing.assert_allclose(got.get(), want, rtol=1e-9)
+    # float labels with a float device index: exact float matching
+    fl = labels.astype(np.float64) / 2
+    want = snd.sum_labels(values, fl, [0.5, 1.5, 2.0])
+    got = gnd.sum_labels(dv, gp.asarray(fl), gp.asarray(np.array([0.5, 1.5, 2.0])))
+    np.testing.assert_allclose(got.get(), want, rtol=1e-9)

@@ -58,8 +58,9 @@ __all__ = ["label", "find_objects", "labeled_comprehension", "sum", "sum_labels"
            "minimum_position", "maximum_position", "extrema", "center_of_mass", "histogram",
            "value_indices"]
 
-# Slot maps and statistics (src/kernels/kernels.h).
-_ALL, _POSITIVE, _RANGE, _TABLE = 0, 1, 2, 3
+# Slot maps and statistics (src/kernels/kernels.h); _INDEX: a device index
+# whose slot table src/measure.c makes in the same call.
+_ALL, _POSITIVE, _RANGE, _TABLE, _INDEX = 0, 1, 2, 3, 4
 (_SUM, _COUNT, _MEAN, _VAR, _STD, _COM, _MIN, _MAX, _MINPOS, _MAXPOS) = range(10)
 
 
@@ -167,11 +168,13 @@ def _integral(v):
     return isinstance(v, (int, numpy.integer, bool, numpy.bool_)) or float(v).is_integer()
 
 
-def _plan(input, labels, index):
+def _plan(input, labels, index, defer=True):
     """The device input and the slot plan of (labels, index), following
     SciPy's rules: no labels -> all of input (index ignored); no index ->
     labels > 0; a scalar compares for equality; a sequence of integer
-    labels is truncated to integers first."""
+    labels is truncated to integers first.  defer: a device index's slot
+    table is made by the measurement's own call (the plan then has no
+    inverse on the Python side)."""
     input = _device(input, "input")
     if labels is None:
         return input, _Plan(None, _ALL)
@@ -190,6 +193,8 @@ def _plan(input, labels, index):
     if isinstance(index, ndarray):
         if index.size == 0:
             return input, _Plan(labels, _RANGE, 0, 0, shape=index.shape, scalar=False)
+        if defer:
+            return input, _Plan(labels, _INDEX, 0, index.size, index, None, index.shape, False)
         table, inverse = _core._measure_index(index.reshape(-1), float_labels)
         return input, _Plan(labels, _TABLE, 0, index.size, table, inverse, index.shape, False)
     if numpy.isscalar(index):
@@ -232,7 +237,7 @@ def _empty_result(stat, plan, input):
 
 
 def _shaped(result, plan):
-    if result.ndim == 2:
+    if result.ndim == 2 or result.shape == plan.shape:
         return result
     return result.reshape(plan.shape)
 
@@ -387,7 +392,7 @@ def labeled_comprehension(input, labels, index, func, out_dtype, default,
             raise ValueError("index without defined labels")
         flat = input.ravel()
         return func(flat, arange(flat.size)) if pass_positions else func(flat)
-    input, plan = _plan(input, labels, index)
+    input, plan = _plan(input, labels, index, defer=False)
     values, positions, offsets = _core._measure_group(*plan.args(input))
     off = offsets.get()
     if plan.mode == _POSITIVE:
