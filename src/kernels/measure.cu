@@ -127,6 +127,7 @@ struct MsPass {
     int priv;             // per-block accumulators in shared memory
     int table_smem;       // table copied to shared memory
     int ncomp;            // components in the accumulator array (shared copy: same layout)
+    int vec;              // values and labels 16-byte aligned: vector loads
     double *mom;          // [3 + ndim][nslots]
     uint64_t *ext;        // [E_NCOMP][nslots]
     double *centre;       // [nslots]
@@ -229,6 +230,19 @@ __device__ void ms_finalize(const MsPass &p)
     }
 }
 
+// Four consecutive elements (16-byte aligned) in one or two 16-byte loads.
+template <class T>
+__device__ __forceinline__ void ms_load4(const T *p, T (&v)[MS_ITEMS])
+{
+    static_assert(MS_ITEMS == 4 && (sizeof(T) == 4 || sizeof(T) == 8), "16-byte loads");
+    const uint4 a = __ldg((const uint4 *)p);
+    memcpy(v, &a, 16);
+    if constexpr (sizeof(T) == 8) {
+        const uint4 b = __ldg((const uint4 *)p + 1);
+        memcpy(v + 2, &b, 16);
+    }
+}
+
 template <class V, class L>
 __global__ void __launch_bounds__(MS_THREADS) k_ms_accumulate(MsPass p)
 {
@@ -263,11 +277,22 @@ __global__ void __launch_bounds__(MS_THREADS) k_ms_accumulate(MsPass p)
          base += stride) {
         V v[MS_ITEMS];
         L l[MS_ITEMS];
+        if (p.vec && base + MS_ITEMS <= n) {
+            ms_load4(values + base, v);
+            if (labels) {
+                ms_load4(labels + base, l);
+            } else {
 #pragma unroll
-        for (int k = 0; k < MS_ITEMS; ++k) {
-            if (base + k < n) {
-                v[k] = values[base + k];
-                l[k] = labels ? labels[base + k] : (L)0;
+                for (int k = 0; k < MS_ITEMS; ++k)
+                    l[k] = (L)0;
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < MS_ITEMS; ++k) {
+                if (base + k < n) {
+                    v[k] = values[base + k];
+                    l[k] = labels ? labels[base + k] : (L)0;
+                }
             }
         }
 #pragma unroll
@@ -762,6 +787,7 @@ extern "C" cudaError_t ga_launch_measure(const ga_measure_args *a, unsigned int 
     memset(&p, 0, sizeof(p));
     p.a = *a;
     p.what = what;
+    p.vec = (((uintptr_t)a->values | (uintptr_t)a->labels) & 15) == 0;
     p.mom = s.mom;
     p.ext = s.ext;
     p.centre = s.centre;
