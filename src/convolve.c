@@ -101,6 +101,19 @@ chunk_of(int64_t k, int64_t cap)
 }
 
 /* A line launch over `rows` lines for elements of `itemsize` bytes. */
+#define LINE_DIRECT_K 64     /* the direct line variant takes filters up to this long */
+
+/* Which line variant: direct for short filters unless GPUARR_CONV_LINE=smem
+ * (a switch for tools/probe_convolve.py to compare the two; temporary). */
+static int
+line_direct_wanted(int64_t k)
+{
+    const char *v = getenv("GPUARR_CONV_LINE");
+    if (v != NULL && strcmp(v, "smem") == 0)
+        return 0;
+    return k <= LINE_DIRECT_K;
+}
+
 static void
 plan_line(ga_conv_line *p, int64_t rows, const ga_conv_axis *ax, int itemsize)
 {
@@ -112,6 +125,12 @@ plan_line(ga_conv_line *p, int64_t rows, const ga_conv_axis *ax, int itemsize)
     while (bx < 256 && bx < need)
         bx *= 2;
     p->bx = bx;
+    if (line_direct_wanted(ax->k)) {
+        p->direct = 1;
+        p->by = 1;
+        p->kchunk = (int)ax->k;
+        return;
+    }
     p->by = (int)(rows < 256 / bx ? rows : 256 / bx);
     /* Largest chunk whose slots fit: by * (len + (len-1)/C) * itemsize with
      * len = bx*C + kchunk - 1. */
@@ -758,7 +777,7 @@ parse_dims(PyObject *obj, npy_intp *dims, int ndim, const char *what)
 }
 
 /* _correlate_plan(x_shape, w_shape, out_shape, offsets, itemsize) ->
- * ("line", rows, axis, bx, by, kchunk),
+ * ("line", rows, axis, bx, by, kchunk, direct),
  * ("cols", outer, h axis, cols, run, vec) or
  * ("tile", [outer axes], h axis, w axis, kh_chunk, kw_chunk),
  * an axis being (n_in, n_out, k, off): the launch _correlate would make. */
@@ -784,8 +803,8 @@ py_correlate_plan(PyObject *self, PyObject *args)
     if (plan_correlation(ndim, x_shape, w_shape, out_shape, off, itemsize, &plan) < 0)
         return NULL;
     if (plan.kind == PLAN_LINE)
-        return Py_BuildValue("(sLNiii)", "line", (long long)plan.l.rows, axis_tuple(&plan.l.ax),
-                             plan.l.bx, plan.l.by, plan.l.kchunk);
+        return Py_BuildValue("(sLNiiii)", "line", (long long)plan.l.rows, axis_tuple(&plan.l.ax),
+                             plan.l.bx, plan.l.by, plan.l.kchunk, plan.l.direct);
     if (plan.kind == PLAN_COLS)
         return Py_BuildValue("(sLNLii)", "cols", (long long)plan.c.outer, axis_tuple(&plan.c.h),
                              (long long)plan.c.cols, plan.c.run, plan.c.vec);

@@ -132,10 +132,18 @@ def main():
     t_call = event_time(gp, lambda: numpy.convolve(d_sig, d_taps), runs=200)
     t_gp = event_time(gp, lambda: gp.convolve(d_sig, d_taps), runs=200)
     out1 = gp.empty(n + 14, dtype=numpy.float64)
-    t_kern = event_time(gp, lambda: _core._correlate(d_sig, d_taps, out1, (-14,), 0, 0.0, True,
-                                                     numpy.float64), runs=30, inner=20)
     nbytes = 8 * (n + n + 14)
     rate = copy_rate(gp, 8 * n)
+    for variant in ("smem", "direct"):
+        os.environ["GPUARR_CONV_LINE"] = variant
+        t = event_time(gp, lambda: _core._correlate(d_sig, d_taps, out1, (-14,), 0, 0.0, True,
+                                                    numpy.float64), runs=30, inner=20)
+        print(f"line kernel ({variant:6s}): {fmt_us(t)}   "
+              f"{nbytes / statistics.median(t) / 1e9:7.1f} GB/s  plan "
+              f"{_core._correlate_plan((n,), (15,), (n + 14,), (-14,), 8)}")
+    os.environ.pop("GPUARR_CONV_LINE")
+    t_kern = event_time(gp, lambda: _core._correlate(d_sig, d_taps, out1, (-14,), 0, 0.0, True,
+                                                     numpy.float64), runs=30, inner=20)
     print(f"np.convolve call : {fmt_us(t_call)}   (goal <= 30 us)")
     print(f"gp.convolve call : {fmt_us(t_gp)}")
     print(f"kernel alone     : {fmt_us(t_kern)}   {nbytes / statistics.median(t_kern) / 1e9:7.1f} "
@@ -171,6 +179,13 @@ def main():
         total += statistics.median(t)
         print(f"axis {axis} pass: {fmt_us(t)}   {2 * nb / statistics.median(t) / 1e9:7.1f} GB/s "
               f"({2 * nb / statistics.median(t) / rate * 100:5.1f}% of copy)")
+        if axis == 2:
+            os.environ["GPUARR_CONV_LINE"] = "smem"
+            t = event_time(gp, lambda: _core._correlate(stack, w, dst, offs, 1, 0.0, False,
+                                                        numpy.float32), runs=10, inner=3)
+            os.environ.pop("GPUARR_CONV_LINE")
+            print(f"axis 2 pass, smem line variant: {fmt_us(t)}   "
+                  f"{2 * nb / statistics.median(t) / 1e9:7.1f} GB/s")
     print(f"sum of passes: {total * 1e6:.0f} us")
     for mode in range(5):
         ok = True

@@ -298,6 +298,83 @@ __global__ void __launch_bounds__(256) k_conv_line(const ga_conv_line p, const T
     line_store(p, out, slot, row, i0, tx);
 }
 
+// Direct variant (p.direct): no shared memory and no barriers.  Thread tx
+// slides its window over X straight from global memory; the k - 1 values
+// that neighbouring threads share are L1 hits, so DRAM sees each input
+// once, and the thread writes its LC outputs itself.
+template <class T, bool Inside>
+struct LineDirectSrc {
+    const T *xr;        // the line's input
+    int64_t base;       // X index of window element 0
+    int64_t n_in;
+    int mode;
+    T cval;
+    LineTaps<T> taps_;
+
+    __host__ __device__ __forceinline__ T ld(int g, int s) const
+    {
+        const int64_t e = base + g * LC + s;
+        if constexpr (Inside) {
+            return xr[e];
+        } else {
+            const int64_t m = ga_ext_index<int64_t>(e, n_in, mode);
+            return m < 0 ? cval : xr[m];
+        }
+    }
+    __host__ __device__ __forceinline__ void taps(int g, T (&t)[LC]) const
+    {
+#pragma unroll
+        for (int m = 0; m < LC; ++m) t[m] = taps_.at((int64_t)g * LC + m);
+    }
+    __host__ __device__ __forceinline__ void taps_tail(int g, T (&t)[LC], int n) const
+    {
+#pragma unroll
+        for (int m = 0; m < LC; ++m) t[m] = m < n ? taps_.at((int64_t)g * LC + m) : cv_zero<T>();
+    }
+};
+
+template <class T>
+__host__ __device__ __forceinline__ void line_direct_thread(const ga_conv_line &p, const T *x,
+                                                            const T *w, T *out, int64_t b, int tx)
+{
+    int64_t tile, row;
+    line_block(p, b, &tile, &row);
+    const int64_t n = p.ax.n_out;
+    const int64_t i = (tile * p.bx + tx) * LC;
+    if (row >= p.rows || i >= n) return;
+    const T *xr = x + row * p.ax.n_in;
+    const T cval = *reinterpret_cast<const T *>(&p.cval);
+    const int64_t base = i + p.ax.off;
+    const LineTaps<T> taps{w, p.ax.k, p.flags};
+    T acc[LC];
+#pragma unroll
+    for (int c = 0; c < LC; ++c) acc[c] = cv_zero<T>();
+    if (base >= 0 && base + LC + p.ax.k - 1 <= p.ax.n_in)
+        cv_window<LC>(acc, (int)p.ax.k, LineDirectSrc<T, true>{xr, base, p.ax.n_in, p.mode,
+                                                                cval, taps});
+    else
+        cv_window<LC>(acc, (int)p.ax.k, LineDirectSrc<T, false>{xr, base, p.ax.n_in, p.mode,
+                                                                 cval, taps});
+    T *orow = out + row * n;
+#pragma unroll
+    for (int c = 0; c < LC; ++c) {
+        if (i + c < n) {
+            T v = (p.flags & GA_CONV_CONJ_OUT) ? cv_conj(acc[c]) : acc[c];
+            if (p.divisor != 0.0) v = cv_divide(v, p.divisor);
+            orow[(p.flags & GA_CONV_REVERSE_OUT) ? n - 1 - (i + c) : i + c] = v;
+        }
+    }
+}
+
+template <class T>
+__global__ void __launch_bounds__(256) k_conv_line_direct(const ga_conv_line p,
+                                                          const T *__restrict__ x,
+                                                          const T *__restrict__ w,
+                                                          T *__restrict__ out)
+{
+    line_direct_thread(p, x, w, out, blockIdx.x, threadIdx.x);
+}
+
 // ============================== tile kernel ================================
 
 constexpr int TBX = GA_CONV_TILE_BX, TBY = GA_CONV_TILE_BY, TR = GA_CONV_TILE_R;
@@ -646,6 +723,13 @@ cudaError_t launch_line(const ga_conv_line *p, const char *x, const char *w, cha
     int64_t blocks = ga_conv_line_blocks(p);
     size_t smem = (size_t)ga_conv_line_smem(p) * sizeof(T);
     if (blocks == 0) return cudaSuccess;
+    if (p->direct) {
+        if (blocks > INT32_MAX || p->by != 1 || p->bx > 256 || p->ax.k > INT32_MAX)
+            return cudaErrorInvalidConfiguration;
+        k_conv_line_direct<T><<<(unsigned)blocks, p->bx, 0, stream>>>(
+            *p, (const T *)x, (const T *)w, (T *)out);
+        return cudaGetLastError();
+    }
     if (blocks > INT32_MAX || smem > CV_SMEM_MAX || p->bx * p->by > 256)
         return cudaErrorInvalidConfiguration;
     k_conv_line<T><<<(unsigned)blocks, dim3(p->bx, p->by), smem, stream>>>(

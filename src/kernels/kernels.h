@@ -302,6 +302,8 @@ typedef struct {
     ga_conv_axis ax;
     int32_t mode, flags;
     int32_t bx, by, kchunk;
+    int32_t direct;          /* 1: no shared memory, windows read from global memory
+                              * (by 1, kchunk k) */
     double divisor;          /* floating results are divided by it when nonzero */
     ga_kscalar cval;         /* in the element type */
 } ga_conv_line;

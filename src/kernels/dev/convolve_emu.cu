@@ -112,6 +112,12 @@ static std::vector<T> reference(const std::vector<int64_t> &nin, const std::vect
 template <class T>
 static void emulate_line(const ga_conv_line &p, const T *x, const T *w, T *out)
 {
+    if (p.direct) {
+        for (int64_t b = 0; b < ga_conv_line_blocks(&p); ++b)
+            for (int tx = 0; tx < p.bx; ++tx)
+                line_direct_thread(p, x, w, out, b, tx);
+        return;
+    }
     const int64_t slot_len = ga_conv_line_slot(p.bx, p.kchunk);
     if (slot_len != line_phys((int64_t)p.bx * LC + p.kchunk - 2) + 1) {
         printf("line slot size disagrees with kernels.h\n");
@@ -167,6 +173,11 @@ static int check_line(int trials, bool complex_flags)
         p.bx = 32 << rnd(0, 3);
         p.by = (int)rnd(1, 256 / p.bx);
         p.kchunk = (int)rnd(1, std::min<int64_t>(p.ax.k, 70));
+        if (trial % 2) {    // the direct variant: no staging, one line a block
+            p.direct = 1;
+            p.by = 1;
+            p.kchunk = (int)p.ax.k;
+        }
         T cval = rnd_value<T>();
         p.cval = as_scalar(cval);
         std::vector<T> x(p.rows * p.ax.n_in), w(p.ax.k), out(p.rows * p.ax.n_out, poison<T>());
@@ -183,10 +194,10 @@ static int check_line(int trials, bool complex_flags)
                 int64_t at = (p.flags & GA_CONV_REVERSE_OUT) ? p.ax.n_out - 1 - i : i;
                 if (!close(out[r * p.ax.n_out + at], want)) {
                     printf("line mismatch (type size %zu): rows %lld n_in %lld n_out %lld k %lld "
-                           "off %lld mode %s flags %d bx %d by %d kchunk %d at row %lld i %lld\n",
+                           "off %lld mode %s flags %d bx %d by %d kchunk %d direct %d at row %lld i %lld\n",
                            sizeof(T), (long long)p.rows, (long long)p.ax.n_in,
                            (long long)p.ax.n_out, (long long)p.ax.k, (long long)p.ax.off,
-                           mode_name[p.mode], p.flags, p.bx, p.by, p.kchunk, (long long)r,
+                           mode_name[p.mode], p.flags, p.bx, p.by, p.kchunk, p.direct, (long long)r,
                            (long long)i);
                     return 1;
                 }
