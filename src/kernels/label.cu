@@ -72,11 +72,16 @@ struct Neighbours {
 // through L2: other blocks write it) and the shared-memory one of a tile.
 struct GlobalForest {
     template <class I> __device__ __forceinline__ static I load(const I *p) { return __ldcg(p); }
+    template <class I> __device__ __forceinline__ static void store(I *p, I v) { *p = v; }
 };
 struct SharedForest {
     template <class I> __device__ __forceinline__ static I load(const I *p)
     {
         return *(const volatile I *)p;
+    }
+    template <class I> __device__ __forceinline__ static void store(I *p, I v)
+    {
+        *(volatile I *)p = v;
     }
 };
 
@@ -87,7 +92,7 @@ __device__ __forceinline__ I lb_find(I *L, I x)
     while (p != x) {
         I g = F::load(L + p);
         if (g != p)
-            L[x] = g;  // path halving: g is an ancestor of x
+            F::store(L + x, g);  // path halving: g is an ancestor of x
         x = p;
         p = g;
     }
