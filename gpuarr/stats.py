@@ -13,11 +13,11 @@ reads the data a few times: once for the count, mean and spread of the
 values inside the interval (float64 sums, shifted by the previous centre)
 and the first digit of their median, then twice more (float32; five more
 for float64) to finish a radix selection of the median restricted to the
-interval.  A large single array uses the whole GPU per pass; rows (``axis``
-given) and small arrays run every iteration of a row inside one block, all
-rows in one launch.  The only synchronisations are the convergence checks
-when ``maxiters=None`` (every 8 iterations of a large array) and the size
-of compacted results.
+interval.  A large single array runs every iteration in one cooperative
+launch over the whole GPU (a grid-wide barrier after each pass); rows
+(``axis`` given) and small arrays run every iteration of a row inside one
+block, all rows in one launch.  The only synchronisation is the size of a
+compacted result (``masked=False`` without ``axis``, ``compressed()``).
 
 Semantics.  ``sigma_clip`` follows astropy's documented behaviour for the
 arguments it shares: clipped values are those below ``centre - sigma_lower
