@@ -679,6 +679,32 @@ array_complex(ga_array *self, PyObject *unused)
     return r;
 }
 
+/* format(a, spec): a 0-d array formats as its element (one copy to the host),
+ * as NumPy's does; other arrays take only the empty spec, which is str(a). */
+static PyObject *
+array_format(ga_array *self, PyObject *spec)
+{
+    if (!PyUnicode_Check(spec)) {
+        PyErr_Format(PyExc_TypeError, "__format__() argument must be str, not %.100s",
+                     Py_TYPE(spec)->tp_name);
+        return NULL;
+    }
+    if (self->ndim == 0) {
+        PyObject *s = ga_array_scalar(self, NULL);
+        if (s == NULL)
+            return NULL;
+        PyObject *r = PyObject_Format(s, spec);
+        Py_DECREF(s);
+        return r;
+    }
+    if (PyUnicode_GET_LENGTH(spec) == 0)
+        return PyObject_Str((PyObject *)self);
+    PyErr_Format(PyExc_TypeError, "unsupported format string passed to gpuarr.ndarray.__format__ "
+                 "(only 0-d arrays take a format spec, as in NumPy; got shape with %d dimension%s)",
+                 self->ndim, self->ndim == 1 ? "" : "s");
+    return NULL;
+}
+
 static PyObject *
 array_array(ga_array *self, PyObject *args, PyObject *kwds)
 {
@@ -723,6 +749,7 @@ PyMethodDef ga_array_methods[] = {
     {"item", (PyCFunction)array_item, METH_VARARGS, "item(*index): a Python scalar."},
     {"tolist", (PyCFunction)array_tolist, METH_NOARGS, "Nested Python lists (copies to host)."},
     {"__complex__", (PyCFunction)array_complex, METH_NOARGS, NULL},
+    {"__format__", (PyCFunction)array_format, METH_O, "format(a, spec): 0-d arrays format as their element."},
     {"__array__", (PyCFunction)(void (*)(void))array_array, METH_VARARGS | METH_KEYWORDS, NULL},
     {"__array_ufunc__", (PyCFunction)(void (*)(void))ga_array_array_ufunc,
      METH_VARARGS | METH_KEYWORDS, "NumPy ufuncs on device arrays run on the device."},

@@ -238,3 +238,21 @@ def test_asnumpy_passes_host_values_through():
     h = np.arange(5)
     assert gp.asnumpy(h) is h
     assert_same(gp.asnumpy([1, 2]), np.array([1, 2]))
+
+
+@pytest.mark.parametrize("value, dtype, spec", [
+    (3.14159, np.float32, ".3e"), (-2.5, np.float64, "8.2f"), (42, np.int16, "05d"),
+    (7, np.uint64, "x"), (True, np.bool_, ""), (1 - 2j, np.complex128, ".1f")])
+def test_format_of_0d_arrays_formats_the_element_like_numpy(value, dtype, spec):
+    h = np.asarray(value, dtype=dtype)
+    assert format(gp.asarray(h), spec) == format(h, spec)
+    assert f"{gp.asarray(h):{spec}}" == f"{h:{spec}}"
+
+
+def test_format_of_nd_arrays_takes_only_the_empty_spec():
+    d = gp.arange(3)
+    assert format(d, "") == str(d)
+    with pytest.raises(TypeError, match="format"):
+        format(d, ".3e")
+    with pytest.raises(TypeError, match="format"):
+        format(np.arange(3), ".3e")     # the reference refuses too

@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-export PYTHONUNBUFFERED=1 GPUARR_CUDA_ARCHS=${GPUARR_CUDA_ARCHS:-90}
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 GPUARR_CUDA_ARCHS=${GPUARR_CUDA_ARCHS:-90}
 t0=$(date +%s)
 if ! python3 setup.py build_ext --inplace >"$OUT/logs/build.log" 2>&1; then
     tail -40 "$OUT/logs/build.log"; echo "BUILD FAILED"
