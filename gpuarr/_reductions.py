@@ -119,10 +119,12 @@ def _integer_var(name, a, axis, dtype, out, ddof, keepdims):
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
-    """Weighted average along axis (numpy.average): without weights the mean
-    (and, with returned=True, the count as a NumPy scalar, as NumPy gives);
+    """Weighted average along axis (numpy.average): without weights the mean;
     with weights sum(a * w) / sum(w) in NumPy's result dtype.  Weights that
-    sum to zero raise ZeroDivisionError (one synchronisation to check)."""
+    sum to zero raise ZeroDivisionError (one synchronisation to check).
+    With returned=True the sum of weights comes too, shaped as the average,
+    as NumPy gives it: without weights the count in the average's dtype, a
+    NumPy scalar for a 0-d average and a device array otherwise."""
     a = _device(a, "a")
     if axis is not None:
         axis = normalize_axis_tuple(axis, a.ndim, argname="axis")
@@ -149,7 +151,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         avg = _u["true_divide"](sum(_u["multiply"](a, wgt, dtype=result_dtype), axis=axis,
                                     keepdims=keepdims), scl)
     if returned:
-        if isinstance(scl, ndarray) and scl.shape != avg.shape:
+        if scl.shape != avg.shape:
             scl = _core.asarray(scl)._broadcast_to(avg.shape).copy()
         return avg, scl
     return avg

@@ -641,7 +641,8 @@ def check_nan_func(func, host, x, **kw):
             device_call(func, x, **kw)
         return
     got = device_call(func, x, **kw)
-    assert_matches(got, want, atol=scale_of(func, host, kw.get("axis"), kw.get("keepdims")))
+    assert_matches(got, want, atol=scale_of(func, host, kw.get("axis"),
+                                            kw.get("keepdims", False)))
 
 
 NAN_DTYPES = [np.dtype(t) for t in (np.bool_, np.int16, np.uint8, np.int64, np.float16,
@@ -702,9 +703,14 @@ def test_all_nan_slices_follow_numpy():
         warnings.simplefilter("error")
         assert_matches(gp.nansum(x, axis=1), np.nansum(host, axis=1))
         assert_matches(gp.nanprod(x, axis=1), np.nanprod(host, axis=1))
-        # no all-NaN slice: no warning, no error
-        assert_matches(gp.nanmin(x, axis=0), np.nanmin(host, axis=0))
+        # no all-NaN slice: no warning, no error (columns 0 and 2 have a
+        # number each; column 1 is all NaN and warns, as NumPy's does)
+        assert_matches(gp.nanmin(x[:, ::2], axis=0), np.nanmin(host[:, ::2], axis=0))
+        assert_matches(gp.nanmax(x[0]), np.nanmax(host[0]))
         assert_matches(gp.nanargmax(x[0]), np.nanargmax(host[0]))
+    with pytest.warns(RuntimeWarning, match="All-NaN slice encountered"):
+        got = gp.nanmin(x, axis=0)
+    assert_matches(got, numpy_call("nanmin", host, axis=0))
     # a NaN mean from inf - inf is not an empty slice: NumPy does not say
     # "Mean of empty slice" (its own add warns about the invalid value)
     inf = np.array([np.inf, -np.inf, np.nan])
@@ -803,8 +809,15 @@ def test_average_against_numpy(dtype, rng):
                    np.average(host, axis=(2, 0), weights=w2),
                    atol=scale_of("mean", host.astype(np.complex128 if host.dtype.kind == "c"
                                                      else np.float64), (0, 2), False) * 2)
-    avg, count = gp.average(x, axis=0, returned=True)
-    assert count == np.average(host, axis=0, returned=True)[1]
+    # without weights the count comes shaped as the average (a scalar only
+    # for a 0-d average), in the average's dtype
+    for axis, keepdims in [(0, False), ((0, 2), True), (None, True)]:
+        avg, count = gp.average(x, axis=axis, returned=True, keepdims=keepdims)
+        want = np.average(host, axis=axis, returned=True, keepdims=keepdims)[1]
+        assert_matches(count, want)
+    avg, count = gp.average(x, returned=True)
+    want = np.average(host, returned=True)[1]
+    assert type(count) is type(want) and count == want
 
 
 @gpu
