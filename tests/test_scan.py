@@ -21,7 +21,9 @@ DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int32, np.uint16, np.int64
 
 def sample(rng, shape, dtype, func):
     """Fresh data: bools, integers over their whole range (sums and products
-    wrap exactly), floats of magnitude ~10 (cumsum) or near +-1 (cumprod)."""
+    wrap exactly), floats of magnitude ~10 (cumsum) or near +-1 (cumprod;
+    complex factors of modulus near 1 too, so that running products of
+    millions of them stay far from overflow and underflow)."""
     dtype = np.dtype(dtype)
     if dtype.kind == "b":
         return rng.random(shape) < (0.97 if func == "cumprod" else 0.5)
@@ -34,6 +36,8 @@ def sample(rng, shape, dtype, func):
             return rng.uniform(0.99, 1.01, shape) * rng.choice([-1, 1], shape)
         return rng.standard_normal(shape) * 10
     a = part() if dtype.kind == "f" else part() + 1j * part()
+    if dtype.kind == "c" and func == "cumprod":
+        a /= np.sqrt(2)
     return a.astype(dtype)
 
 
@@ -155,6 +159,27 @@ def test_long_and_short_rows(func, dtype, shape, axis, rng):
     host = sample(rng, shape, dtype, func)
     want, tol = reference(func, host, axis=axis)
     assert_scan(getattr(gp, func)(gp.asarray(host), axis=axis), want, tol)
+
+
+@gpu
+@pytest.mark.parametrize("shape, axis", [((20_000,), None), ((3, 5000), 1), ((5000, 3), 0)])
+def test_complex_products_overflow_where_numpys_do(shape, axis, rng):
+    # factors +-1, +-1j and +-1 +-1j: every running product is exact in
+    # complex64 in any order (parts 0 or +-2**k) until its modulus leaves
+    # the range, so the device's tree of products must give NumPy's
+    # sequential values bit for bit up to the same element and a non-finite
+    # value (inf or NaN: which one depends on the order) from there on
+    units = np.array([1, -1, 1j, -1j], np.complex64)
+    roots = np.array([1 + 1j, 1 - 1j, -1 + 1j, -1 - 1j], np.complex64)
+    host = np.where(rng.random(shape) < 0.1, rng.choice(roots, shape), rng.choice(units, shape))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = np.cumprod(host, axis=axis)
+    got = gp.cumprod(gp.asarray(host), axis=axis).get()
+    finite = np.isfinite(want)
+    assert not finite.all() and finite.any()    # the rows overflow past a few chunks
+    np.testing.assert_array_equal(np.isfinite(got), finite)
+    np.testing.assert_array_equal(got[finite], want[finite])
 
 
 @gpu
