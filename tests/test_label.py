@@ -34,8 +34,12 @@ def symmetric_structures(ndim):
 
 
 def check_label(host, structure=None, **kw):
-    """label(device copy of host) equals SciPy: labels, dtype and count."""
-    want, nwant = snd.label(host, structure)
+    """label(device copy of host) equals SciPy: labels, dtype and count.
+    SciPy has no float16 loop (TypeError "No matching signature found");
+    gpuarr labels float16 too, and its reference is SciPy's label of the
+    float32 copy, which holds every float16 value (zeros, NaN) exactly."""
+    ref = host.astype(np.float32) if host.dtype == np.float16 else host
+    want, nwant = snd.label(ref, structure)
     got, ngot = gnd.label(gp.asarray(host), structure, **kw)
     assert isinstance(got, gp.ndarray)
     assert isinstance(ngot, int)
@@ -237,15 +241,44 @@ def test_output_strided_array(rng):
     np.testing.assert_array_equal(big.get()[1::2], 0)
 
 
-@gpu
-@pytest.mark.parametrize("dtype", [np.int64, np.float64, np.uint8, "int16", np.float32])
-def test_output_dtype(rng, dtype):
-    host = rng.random((64, 64)) < 0.3
-    want, nwant = snd.label(host, output=dtype)
+def check_output_dtype(host, dtype):
+    """label(host, output=dtype) as SciPy: the same labels and count, or
+    the same RuntimeError when the dtype cannot hold the labels.  Returns
+    whether it raised."""
+    try:
+        want, nwant = snd.label(host, output=dtype)
+    except RuntimeError as exc:
+        with pytest.raises(RuntimeError, match=str(exc)):
+            gnd.label(gp.asarray(host), output=dtype)
+        return True
     got, ngot = gnd.label(gp.asarray(host), output=dtype)
     assert ngot == nwant
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got.get(), want)
+    return False
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.int64, np.float64, np.uint8, np.int8, "int16",
+                                   np.float32])
+def test_output_dtype(rng, dtype):
+    # 16x16: at most 77 labels, which every dtype holds; 64x64: ~500,
+    # more than (u)int8 holds, where SciPy raises RuntimeError
+    assert not check_output_dtype(rng.random((16, 16)) < 0.3, dtype)
+    raised = check_output_dtype(rng.random((64, 64)) < 0.3, dtype)
+    assert raised == (np.dtype(dtype).itemsize == 1)
+
+
+@gpu
+@pytest.mark.parametrize("dtype, limit", [(np.uint8, 255), (np.int8, 127), (np.int16, 32767)])
+def test_output_dtype_limit(dtype, limit):
+    # k U-shaped components, each two prongs joined below (two provisional
+    # labels that merge): the final count decides, as in SciPy
+    for k in (limit, limit + 1):
+        host = np.zeros((3, 4 * k), dtype=bool)
+        host[:2, 0::4] = host[:2, 2::4] = True
+        host[2] = np.arange(4 * k) % 4 != 3
+        assert check_output_dtype(host, dtype) == (k > limit)
 
 
 @gpu
