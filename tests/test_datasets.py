@@ -51,11 +51,12 @@ def test_bad_size():
 
 
 def test_noise_and_central_source(sky):
-    """Background sigma about 0.0133 Jy/beam (what the lesson's clipper
-    finds) and a central source of about 2.5 Jy/beam."""
+    """Background sigma 0.0133 Jy/beam as the lesson's clipper finds and
+    prints it (4 decimals), and a central source of about 2.5 Jy/beam."""
     assert sky.shape == (2048, 2048) and sky.dtype == np.float32
     background = lesson_clipper(sky.ravel())
-    assert np.std(background) == pytest.approx(datasets.NOISE, rel=0.03)
+    assert np.std(background) == pytest.approx(datasets.NOISE, rel=2e-3)
+    assert f"{np.std(background):.4f}" == "0.0133"
     assert 0.9 * sky.size < background.size < sky.size
     centre = sky[1014:1034, 1014:1034]
     assert centre.max() == sky.max()
