@@ -152,7 +152,10 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
                                     keepdims=keepdims), scl)
     if returned:
         if scl.shape != avg.shape:
-            scl = _core.asarray(scl)._broadcast_to(avg.shape).copy()
+            # the count (a NumPy scalar) or the sum of 1-d weights, made the
+            # average's shape as NumPy broadcasts it
+            scl = (scl._broadcast_to(avg.shape).copy() if isinstance(scl, ndarray)
+                   else _core.full(avg.shape, scl, dtype=scl.dtype))
         return avg, scl
     return avg
 

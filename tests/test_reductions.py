@@ -818,6 +818,9 @@ def test_average_against_numpy(dtype, rng):
     avg, count = gp.average(x, returned=True)
     want = np.average(host, returned=True)[1]
     assert type(count) is type(want) and count == want
+    # the sum of 1-d weights, broadcast to the average's shape
+    avg, wsum = gp.average(x, axis=1, weights=gp.asarray(w1), returned=True)
+    assert_matches(wsum, np.average(host, axis=1, weights=w1, returned=True)[1])
 
 
 @gpu
