@@ -577,12 +577,14 @@ plan_scatter(take_plan *p, PyObject *value)
         goto fail;
     int mode = plan_mode(p);
     if (mode == GA_TAKE_RAISE) {
+        /* check every index before writing any; the checked indices are in
+         * [-len, len), which the trusted scatter takes as they are */
         if (plan_args(p, vstrides, mode, &args) < 0 ||
             plan_launch(p, GA_TAKE_CHECK, &args, v->data) < 0)
             goto fail;
         mode = GA_TAKE_TRUSTED;
     }
-    if (plan_args(p, vstrides, mode == GA_TAKE_RAISE ? GA_TAKE_TRUSTED : mode, &args) < 0 ||
+    if (plan_args(p, vstrides, mode, &args) < 0 ||
         plan_launch(p, GA_TAKE_SCATTER, &args, v->data) < 0)
         goto fail;
     Py_DECREF(v);

@@ -12,8 +12,10 @@
 // Out-of-range indices never touch memory: in GA_TAKE_RAISE mode the first
 // bad index (which array, what value) is recorded in `error` and the element
 // is skipped; the host reads the record and raises IndexError.  Indices the
-// host already checked (host-side index arrays, nonzero's output) run in
-// GA_TAKE_TRUSTED mode, without the record and without a synchronisation.
+// host already checked (host-side index arrays, nonzero's output, and device
+// indices a GA_TAKE_CHECK launch has validated before a scatter) run in
+// GA_TAKE_TRUSTED mode, without the record and without a synchronisation;
+// they are in [-len, len), and negative ones still count from the end.
 // Keyed by element size, as every type-blind kernel.
 #include "kernel_common.cuh"
 
@@ -49,10 +51,11 @@ k_take(int64_t n, int direction, ga_take_args args, char *base, char *other,
                     idx += len;
             } else if (args.mode == GA_TAKE_CLIP) {
                 idx = idx < 0 ? 0 : idx >= len ? len - 1 : idx;
-            } else if (args.mode == GA_TAKE_RAISE) {
+            } else {
+                // RAISE and TRUSTED: negative indices count from the end
                 if (idx < 0)
                     idx += len;
-                if (idx < 0 || idx >= len) {
+                if (args.mode == GA_TAKE_RAISE && (idx < 0 || idx >= len)) {
                     if (atomicCAS(error, 0ull, (unsigned long long)(k + 1)) == 0ull)
                         error[1] = (unsigned long long)*(const int64_t *)(
                             (const char *)args.index[k] + oi[k]);
