@@ -19,6 +19,9 @@ Differences from NumPy, all to avoid synchronising with the host:
 - histogram(range=None) computes the edges on the device, so non-finite
   data gives NaN edges and zero counts instead of ValueError; device bins
   are not checked for monotonicity (digitize, histogram).
+- An assignment that repeats a destination (a[idx] = v, put) leaves one of
+  its values there, which one is unspecified (NumPy: the last one); making
+  it the last would take a pass over the destinations to order the writes.
 - Sorting is stable whatever `kind` says; partition sorts.  Complex arrays
   cannot be ordered; unique supports axis=None only; quantiles take every
   method but no weights.
@@ -362,8 +365,11 @@ def take(a, indices, axis=None, out=None, mode="raise"):
 
 
 def put(a, ind, v, mode="raise"):
-    """a.flat[ind] = v, v repeated as needed.  Repeated indices: which value
-    lands is unspecified."""
+    """a.flat[ind] = v, v repeated as needed (no values: nothing to do, as
+    NumPy).  Repeated indices: each of those elements gets one of its
+    values, which one is unspecified (NumPy: the last).  mode='raise'
+    checks every index before writing any, so an IndexError leaves `a` as
+    it was (NumPy writes the elements before the bad index)."""
     if not isinstance(a, ndarray):
         raise TypeError(f"put() argument 1 must be gpuarr.ndarray, not {type(a).__name__}")
     m = _take_mode(mode)
@@ -372,8 +378,10 @@ def put(a, ind, v, mode="raise"):
     v = asarray(_host_or_device(v, "v"), dtype=a.dtype).ravel()
     if ind.size == 0:
         return
+    if a.size == 0:
+        raise IndexError("cannot replace elements of an empty array")
     if v.size == 0:
-        raise ValueError("cannot replace elements of an empty array")
+        return
     if v.size not in (1, ind.size):
         v = _core._take(v, arange(ind.size), None, _TAKE_MODES["wrap"])
     _core._put(a, ind, v, m)

@@ -326,30 +326,44 @@ def test_fancy_get_matches_numpy(rng, dtype):
             same(dv[idev], hv[ih], f"{name}: {desc}")
 
 
+def assigned_one_of(got, before, dest, v, msg):
+    """gpuarr's rule for a scatter that repeats a destination (a[idx] = v,
+    put): each destination holds one of the values assigned to it, which
+    one is unspecified (NumPy: the last); elements not assigned keep their
+    values.  dest: flat destinations, v: values broadcast to dest's shape."""
+    got = got.get().ravel() if isinstance(got, gp.ndarray) else np.ravel(got)
+    v = np.broadcast_to(v, np.shape(dest)).ravel()
+    dest = np.ravel(dest)
+    hit = np.zeros(got.size, bool)
+    np.logical_or.at(hit, dest, got[dest] == v)
+    assert hit[dest].all(), (msg, "an element holds none of the values assigned to it")
+    kept = np.ones(got.size, bool)
+    kept[dest] = False
+    np.testing.assert_array_equal(got[kept], np.ravel(before)[kept], err_msg=msg)
+
+
 @gpu
 @pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex64])
 def test_fancy_set_matches_numpy(rng, dtype):
     for desc, ih, idev in index_cases(rng, (6, 7, 8)):
         h = values(rng, (6, 7, 8), dtype)
         d = gp.asarray(h)
-        target = h[ih]
-        # unique destinations, so the result does not depend on which write lands
-        flat = np.arange(h.size).reshape(h.shape)[ih].ravel()
-        if np.unique(flat).size != flat.size:
-            continue
-        v = values(rng, target.shape, dtype)
-        d[idev] = gp.asarray(v)
-        h[ih] = v
-        same(d, h, desc)
-        s = values(rng, 1, dtype)[0]
-        d[idev] = s
-        h[ih] = s
-        same(d, h, desc)
-        if target.ndim:
-            row = values(rng, target.shape[-1:], dtype)
-            d[idev] = gp.asarray(row)
-            h[ih] = row
-            same(d, h, desc)
+        dest = np.arange(h.size).reshape(h.shape)[ih]
+        unique = np.unique(dest).size == dest.size
+        cases = [(values(rng, dest.shape, dtype), gp.asarray), (values(rng, 1, dtype)[0], None)]
+        if dest.ndim:
+            cases.append((values(rng, dest.shape[-1:], dtype), gp.asarray))
+        for v, move in cases:
+            before = h.copy()
+            d[idev] = move(v) if move else v
+            h[ih] = v
+            if unique or move is None:
+                same(d, h, desc)
+            else:
+                # repeated destinations: the documented rule, not NumPy's last-wins
+                assigned_one_of(d, before, dest, v, desc)
+                assigned_one_of(h, before, dest, v, desc + " (NumPy obeys the rule too)")
+                h = d.get()
 
 
 @gpu
@@ -403,25 +417,89 @@ def test_index_errors_as_numpy(rng):
 
 # =============================================================== take / put
 
+def take_indices(rng, shape, axis, mode, size=(3, 4)):
+    """Random indices for take along `axis` of an array of `shape`: all in
+    range for mode='raise', up to three times the length out of it else."""
+    n = int(np.prod(shape)) if axis is None else shape[axis]
+    lo, hi = (-n, n) if mode == "raise" else (-3 * n, 3 * n)
+    return rng.integers(lo, hi, size)
+
+
 @gpu
 @pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float32, np.complex128])
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 @pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
 def test_take_matches_numpy(rng, dtype, axis, mode):
     h = values(rng, (7, 9), dtype)
-    n = h.size if axis is None else h.shape[axis]
-    lo, hi = (-n, n) if mode == "raise" else (-3 * n, 3 * n)
-    ind = rng.integers(lo, hi, (3, 4))
     for name, hv, dv in layouts(h):
+        ind = take_indices(rng, hv.shape, axis, mode)
         want = np.take(hv, ind, axis=axis, mode=mode)
         same(gp.take(dv, gp.asarray(ind), axis=axis, mode=mode), want, name)
         same(gp.take(dv, ind.tolist(), axis=axis, mode=mode), want, name)
         same(dv.take(list(ind.ravel()), axis=axis, mode=mode),
              np.take(hv, ind.ravel(), axis=axis, mode=mode), name)
     same(gp.take(gp.asarray(h), 3, axis=axis), np.take(h, 3, axis=axis))
+    ind = take_indices(rng, h.shape, axis, mode)
+    want = np.take(h, ind, axis=axis, mode=mode)
     out = gp.empty(want.shape, dtype=dtype)
     assert gp.take(gp.asarray(h), gp.asarray(ind), axis=axis, mode=mode, out=out) is out
-    same(out, np.take(h, ind, axis=axis, mode=mode))
+    same(out, want)
+
+
+def outcome(fn):
+    """fn()'s exception type, or None when it returns."""
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 -- the type is the outcome compared
+        return type(exc)
+    return None
+
+
+@gpu
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_take_raises_exactly_when_numpy_does(rng, axis):
+    h = values(rng, (5, 6), np.float32)
+    for name, hv, dv in layouts(h):
+        n = hv.size if axis is None else hv.shape[axis]
+        for bad in ([n - 1, -n], [0, n], [-n - 1, 0], [n - 1, n, -n - 1], [2 * n], [-2 * n]):
+            ind = np.array(bad)
+            want = outcome(lambda: np.take(hv, ind, axis=axis))
+            assert want in (None, IndexError), (name, bad, want)
+            args = {"device int64": gp.asarray(ind),
+                    "device int32": gp.asarray(ind, dtype=np.int32),
+                    "list": ind.tolist(), "list of NumPy ints": list(ind)}
+            for kind, arg in args.items():
+                msg = f"{name}, axis {axis}, indices {bad} ({kind})"
+                if want is None:
+                    same(gp.take(dv, arg, axis=axis), np.take(hv, ind, axis=axis), msg)
+                else:
+                    with pytest.raises(IndexError, match="out of bounds"):
+                        gp.take(dv, arg, axis=axis)
+
+
+@gpu
+def test_put_raises_exactly_when_numpy_does_and_writes_nothing(rng):
+    h = values(rng, (4, 5), np.float64)
+    n = h.size
+    # the bad index last: NumPy has written the ones before it, gpuarr writes none
+    for ind in ([1, n - 1, -n], [3, n], [1, 2, -n - 1], [n - 1, -2, 2 * n]):
+        v = values(rng, len(ind), np.float64)
+        hh = h.copy()
+        want = outcome(lambda: np.put(hh, ind, v))
+        assert want in (None, IndexError), (ind, want)
+        for name in ("contiguous", "transposed"):
+            args = {"device int64": gp.asarray(ind),
+                    "device int32": gp.asarray(ind, dtype=np.int32), "list": ind}
+            for kind, arg in args.items():
+                d = gp.asarray(h) if name == "contiguous" else gp.asarray(h.T.copy()).T
+                msg = f"{name} ({kind}, indices {ind})"
+                if want is None:
+                    gp.put(d, arg, gp.asarray(v))
+                    same(d, hh, msg)
+                else:
+                    with pytest.raises(IndexError, match="out of bounds"):
+                        gp.put(d, arg, gp.asarray(v))
+                    same(d, h, f"{msg}: half-written")
 
 
 @gpu
@@ -462,6 +540,11 @@ def test_put_matches_numpy(rng, dtype, mode):
     gp.put(t, ind[:3].tolist(), 0, mode=mode)
     np.put(ht, ind[:3], 0, mode=mode)
     same(t, ht)
+    rep = np.concatenate([ind, ind[:3]])
+    v = values(rng, rep.size, dtype)
+    d = gp.asarray(h)
+    gp.put(d, gp.asarray(rep), gp.asarray(v), mode=mode)
+    assigned_one_of(d, h, np.take(np.arange(n), rep, mode=mode), v, "repeated indices")
 
 
 @gpu
@@ -473,8 +556,19 @@ def test_put_errors_leave_the_array_alone(rng):
     with pytest.raises(IndexError, match="out of bounds"):
         gp.put(d, [1, -21], 5.0)
     same(d, h)
-    with pytest.raises(ValueError, match="empty"):
-        gp.put(d, [1], gp.zeros(0, dtype=np.float32))
+    # as NumPy: no values is a no-op (whatever the indices), an empty array
+    # with indices an IndexError
+    for ind in ([1], [100]):
+        hh = h.copy()
+        np.put(hh, ind, np.zeros(0, np.float32))
+        gp.put(d, ind, gp.zeros(0, dtype=np.float32))
+        same(d, hh)
+    for mode in ("raise", "wrap", "clip"):
+        with pytest.raises(IndexError, match="empty"):
+            np.put(np.zeros(0, np.float32), [0], [1.0], mode=mode)
+        with pytest.raises(IndexError, match="empty"):
+            gp.put(gp.zeros(0, dtype=np.float32), [0], [1.0], mode=mode)
+    gp.put(gp.zeros(0, dtype=np.float32), [], [1.0])
 
 
 # ========================================================== synchronisation

@@ -354,11 +354,21 @@ def test_digitize_matches_numpy(rng, right, decreasing):
     if decreasing:
         bins = bins[::-1].copy()
     want = np.digitize(x, bins, right=right)
-    np.testing.assert_array_equal(gp.digitize(gp.asarray(x), bins, right=right).get(), want)
-    np.testing.assert_array_equal(gp.digitize(gp.asarray(x), gp.asarray(bins),
-                                              right=right).get(), want)
+    dx = gp.asarray(x)
+    # gpuarr's own function takes device bins or a host sequence ...
+    for b in (gp.asarray(bins), bins.tolist()):
+        got = gp.digitize(dx, b, right=right)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.get(), want)
+    # ... and refuses a NumPy array, as every gp.* function
+    with pytest.raises(TypeError, match="asarray"):
+        gp.digitize(dx, bins, right=right)
+    # NumPy's entry point, given a device array, moves the host bins over
+    got = np.digitize(dx, bins, right=right)
+    assert isinstance(got, gp.ndarray)
+    np.testing.assert_array_equal(got.get(), want)
     xi = values(rng, 50, np.int16, ties=True)
-    np.testing.assert_array_equal(gp.digitize(gp.asarray(xi), bins, right=right).get(),
+    np.testing.assert_array_equal(gp.digitize(gp.asarray(xi), bins.tolist(), right=right).get(),
                                   np.digitize(xi, bins, right=right))
 
 
@@ -417,14 +427,25 @@ def test_bincount_large_range_and_errors(rng):
 def test_histogram_matches_numpy(rng, dtype, bins):
     h = values(rng, (50, 80), dtype)
     edges = np.sort(rng.standard_normal(9) * 80)
-    b = edges if bins == "edges" else gp.asarray(edges) if bins == "device_edges" else bins
+    # host edges: a sequence for gp.histogram (a NumPy array is refused, as
+    # by every gp.* function), a NumPy array for NumPy's entry point
+    b = edges.tolist() if bins == "edges" else gp.asarray(edges) if bins == "device_edges" \
+        else bins
     hb = edges if isinstance(bins, str) else bins
     for name, hv, dv in layouts(h):
-        got_n, got_e = gp.histogram(dv, bins=b)
         want_n, want_e = np.histogram(hv, bins=hb)
-        np.testing.assert_array_equal(got_n.get(), want_n, err_msg=name)
-        assert got_n.dtype == want_n.dtype
-        np.testing.assert_allclose(got_e.get(), want_e, rtol=RTOL.get(want_e.dtype.char, 1e-12))
+        results = [gp.histogram(dv, bins=b)]
+        if bins == "edges":
+            results.append(np.histogram(dv, bins=edges))
+        for got_n, got_e in results:
+            assert isinstance(got_n, gp.ndarray) and isinstance(got_e, gp.ndarray)
+            np.testing.assert_array_equal(got_n.get(), want_n, err_msg=name)
+            assert got_n.dtype == want_n.dtype
+            np.testing.assert_allclose(got_e.get(), want_e,
+                                       rtol=RTOL.get(want_e.dtype.char, 1e-12))
+    if bins == "edges":
+        with pytest.raises(TypeError, match="asarray"):
+            gp.histogram(gp.asarray(h), bins=edges)
 
 
 @gpu
