@@ -478,9 +478,16 @@ np_convolve(PyObject *args, PyObject *kwds, int correlate)
     if ((a_op = np_operand(a_obj, fname, "a")) == NULL ||
         (v_op = np_operand(v_obj, fname, "v")) == NULL)
         goto fail;
-    if (np_ndim(a_op) > 1 || np_ndim(v_op) > 1) {
-        PyErr_SetString(PyExc_ValueError, "object too deep for desired array");
-        goto fail;
+    /* NumPy's depth checks, a before v: convolve takes 0-d inputs as one
+     * element (ndmin=1); correlate converts each with a minimum depth of 1,
+     * so a 0-d input is an error there. */
+    for (int i = 0; i < 2; ++i) {
+        int nd = np_ndim(i == 0 ? a_op : v_op);
+        if (nd > 1 || (correlate && nd == 0)) {
+            PyErr_SetString(PyExc_ValueError, nd > 1 ? "object too deep for desired array" :
+                            "object of too small depth for desired array");
+            goto fail;
+        }
     }
     if (np_len(a_op) == 0) {
         PyErr_SetString(PyExc_ValueError, "a cannot be empty");

@@ -91,10 +91,21 @@ def test_non_contiguous_and_scalars(rng, name):
         _check(getattr(gp, name)(da[::3], dv[::-2], mode), getattr(np, name)(a[::3], v[::-2], mode))
         _check(getattr(gp, name)(da[5:100], dv[1:2], mode),
                getattr(np, name)(a[5:100], v[1:2], mode))
-    # 0-d inputs count as one element; Python sequences and scalars are taken.
-    _check(getattr(gp, name)(gp.asarray(a[3]), dv), getattr(np, name)(a[3], v))
-    _check(getattr(gp, name)([1.0, 2.0, 3.0], 2.5), getattr(np, name)([1.0, 2.0, 3.0], 2.5))
+    # Python sequences are taken.
     _check(getattr(gp, name)(da, [1, 2j]), getattr(np, name)(a, [1, 2j]))
+    # 0-d inputs (device arrays or Python scalars): convolve takes them as one
+    # element (ndmin=1); correlate refuses them with NumPy's ValueError.
+    zero_d = [((gp.asarray(a[3]), dv), (a[3], v)), (([1.0, 2.0, 3.0], 2.5), ([1.0, 2.0, 3.0], 2.5)),
+              ((2.5, da[:7]), (2.5, a[:7]))]
+    for ours, theirs in zero_d:
+        if name == "convolve":
+            _check(gp.convolve(*ours), np.convolve(*theirs))
+        else:
+            with pytest.raises(ValueError) as np_err:
+                np.correlate(*theirs)
+            with pytest.raises(ValueError, match="too small depth") as gp_err:
+                gp.correlate(*ours)
+            assert str(gp_err.value) == str(np_err.value)
 
 
 @pytest.mark.gpu
@@ -199,6 +210,12 @@ def test_argument_errors(f):
         f([1.0], [])
     with pytest.raises(ValueError, match="too deep"):
         f([[1.0, 2.0]], [1.0])
+    if f is gp.correlate:      # NumPy's correlate wants 1-d inputs; convolve takes 0-d
+        for args in ((2.0, [1.0, 2.0]), ([1.0, 2.0], 2.0), (2.0, 3.0)):
+            with pytest.raises(ValueError, match="object of too small depth"):
+                np.correlate(*args)
+            with pytest.raises(ValueError, match="object of too small depth"):
+                f(*args)
     with pytest.raises(TypeError, match=r"a is a numpy\.ndarray.*gpuarr\.asarray"):
         f(np.ones(3), [1.0])
     with pytest.raises(TypeError, match=r"v is a numpy\.ndarray.*gpuarr\.asarray"):
