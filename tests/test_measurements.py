@@ -167,25 +167,73 @@ def test_empty_index(rng):
 
 # ---------------------------------------------------------- positions ---
 
-def assert_positions(got, want):
+def first_positions(values, labels, index, name):
+    """The coordinates of the first element in raster order holding each
+    index entry's minimum (maximum): gpuarr's rule, and what SciPy returns
+    for index None or a scalar.  For a sequence index SciPy takes whichever
+    tied element its unstable argsort puts first, so with ties its position
+    may be another element holding the same extreme."""
+    pick = np.argmin if name == "minimum_position" else np.argmax
+    flat_values = values.ravel()
+
+    def first(mask):
+        where = np.flatnonzero(mask)
+        return tuple(int(c) for c in np.unravel_index(where[pick(flat_values[where])],
+                                                        values.shape))
+
+    if labels is None:
+        return first(np.ones(values.size, bool))
+    flat_labels = np.broadcast_to(labels, values.shape).ravel()
+    if index is None:
+        return first(flat_labels > 0)
+    if np.isscalar(index):
+        return first(flat_labels == index)
+    return [first(flat_labels == i) for i in np.asarray(index).ravel()]
+
+
+def check_positions(got, values, labels, index, name, scipy_result):
+    """got: SciPy's format (a tuple of ints, or a list of them), the first
+    extreme in raster order, and the same extremes as SciPy's own answer
+    (the same positions where no extreme is tied)."""
+    want = first_positions(values, labels, index, name)
     if isinstance(want, tuple):
         assert isinstance(got, tuple), type(got)
-        assert all(isinstance(v, int) for v in got)
-        assert got == want
+        assert all(type(v) is int for v in got), got
+        got_list, scipy_list = [got], [tuple(scipy_result)]
     else:
         assert isinstance(got, list), type(got)
-        assert [tuple(w) for w in want] == got
+        assert all(isinstance(t, tuple) and all(type(v) is int for v in t) for t in got), got
+        got_list, scipy_list = got, [tuple(w) for w in scipy_result]
+    assert got == want
+    assert [values[g] for g in got_list] == [values[w] for w in scipy_list]
+    unique = len(np.unique(values)) == values.size
+    if unique or labels is None or index is None or np.isscalar(index):
+        assert got_list == [tuple(int(c) for c in w) for w in scipy_list]
+
+
+def test_first_positions_reference():
+    """The reference itself (no GPU): ties resolve to the first element."""
+    values = np.array([[3, 1, 1], [0, 5, 0]])
+    labels = np.array([[1, 1, 2], [2, 1, 2]])
+    assert first_positions(values, labels, [1, 2], "minimum_position") == [(0, 1), (1, 0)]
+    assert first_positions(values, labels, [2, 1], "maximum_position") == [(0, 2), (1, 1)]
+    assert first_positions(values, labels, 2, "maximum_position") == (0, 2)
+    assert first_positions(values, None, None, "minimum_position") == (1, 0)
+    assert first_positions(values, labels, None, "minimum_position") == (1, 0)
+    with pytest.raises(AssertionError):
+        check_positions([(1, 2), (1, 0)], values, labels, [1, 2], "minimum_position",
+                        snd.minimum_position(values, labels, [1, 2]))
 
 
 @gpu
 @pytest.mark.parametrize("name", ["minimum_position", "maximum_position"])
 @pytest.mark.parametrize("index", ["none", "int", "list", "range", "unsorted_repeats"])
-def test_positions(rng, name, index):
-    values, labels = random_case(rng, value_dtype=np.int16)   # ties: the first one wins
+@pytest.mark.parametrize("value_dtype", [np.int16, np.float64])   # many ties / none
+def test_positions(rng, name, index, value_dtype):
+    values, labels = random_case(rng, value_dtype=value_dtype)
     idx = INDEXES[index](12)
-    want = getattr(snd, name)(values, labels, idx)
     got = getattr(gnd, name)(gp.asarray(values), gp.asarray(labels), idx)
-    assert_positions(got, want)
+    check_positions(got, values, labels, idx, name, getattr(snd, name)(values, labels, idx))
 
 
 @gpu
@@ -193,22 +241,28 @@ def test_positions_3d_and_without_labels(rng):
     values = rng.integers(0, 5, (6, 7, 8)).astype(np.float32)
     labels = rng.integers(0, 4, (6, 7, 8))
     for name in ["minimum_position", "maximum_position"]:
-        assert_positions(getattr(gnd, name)(gp.asarray(values)), getattr(snd, name)(values))
-        assert_positions(getattr(gnd, name)(gp.asarray(values), gp.asarray(labels), [1, 2, 3]),
-                         getattr(snd, name)(values, labels, [1, 2, 3]))
+        check_positions(getattr(gnd, name)(gp.asarray(values)), values, None, None, name,
+                        getattr(snd, name)(values))
+        check_positions(getattr(gnd, name)(gp.asarray(values), gp.asarray(labels), [1, 2, 3]),
+                        values, labels, [1, 2, 3], name,
+                        getattr(snd, name)(values, labels, [1, 2, 3]))
+        check_positions(getattr(gnd, name)(gp.asarray(values), gp.asarray(labels),
+                                           gp.asarray(np.array([3, 1]))),
+                        values, labels, [3, 1], name, getattr(snd, name)(values, labels, [3, 1]))
 
 
 @gpu
-@pytest.mark.parametrize("index", ["none", "int", "list", "range"])
-def test_extrema(rng, index):
-    values, labels = random_case(rng, value_dtype=np.int16)
+@pytest.mark.parametrize("index", ["none", "int", "list", "range", "unsorted_repeats"])
+@pytest.mark.parametrize("value_dtype", [np.int16, np.float32])
+def test_extrema(rng, index, value_dtype):
+    values, labels = random_case(rng, value_dtype=value_dtype)
     idx = INDEXES[index](12)
     wlo, whi, wplo, wphi = snd.extrema(values, labels, idx)
     glo, ghi, gplo, gphi = gnd.extrema(gp.asarray(values), gp.asarray(labels), idx)
     np.testing.assert_array_equal(glo.get(), wlo)
     np.testing.assert_array_equal(ghi.get(), whi)
-    assert_positions(gplo, wplo)
-    assert_positions(gphi, wphi)
+    check_positions(gplo, values, labels, idx, "minimum_position", wplo)
+    check_positions(gphi, values, labels, idx, "maximum_position", wphi)
 
 
 @gpu
@@ -377,8 +431,8 @@ def test_device_index_everywhere(rng):
             want = snd.histogram(values, -20, 20, 8, labels, idx)
             got = gnd.histogram(dv, -20, 20, 8, dl, di)
             np.testing.assert_array_equal(got.get(), np.stack(list(want)))
-            assert_positions(gnd.maximum_position(dv, dl, di),
-                             snd.maximum_position(values, labels, idx))
+            check_positions(gnd.maximum_position(dv, dl, di), values, labels, idx,
+                            "maximum_position", snd.maximum_position(values, labels, idx))
             want = snd.labeled_comprehension(values, labels, idx, np.sum, np.float64, 0.0)
             got = gnd.labeled_comprehension(dv, dl, di, lambda v: v.sum().get(), np.float64,
                                             0.0)
