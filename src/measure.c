@@ -5,8 +5,11 @@
  *
  * Python (gpuarr/scipy/_measurements.py) reads SciPy's index argument and
  * hands over a slot map: mode (all elements, positive labels, a range of
- * consecutive labels, or a table), lo/nslots, and for tables the sorted key
- * table and the inverse map made on the device by _measure_index.  Here the
+ * consecutive labels, or a table), lo/nslots, and for tables either the
+ * sorted key table and the inverse map made on the device by
+ * _measure_index, or (MEASURE_MODE_INDEX) the device index itself, whose
+ * table is made here: by the launch that clears the accumulators when the
+ * index is small (_measure), else by a sort.  Here the
  * operands are brought to the forms the kernels take -- values float32 or
  * float64, labels int32, int64 or float64, all C-contiguous (other dtypes
  * and layouts are converted once) -- the scratch is taken from the pool,
@@ -87,7 +90,7 @@ measure_label_typenum(ga_array *a)
 
 /* Operands and slot map of one measurement. */
 typedef struct {
-    ga_array *values, *labels, *table, *inverse;
+    ga_array *values, *labels, *table, *inverse, *index;
     ga_measure_args a;
 } measure_ops;
 
@@ -98,6 +101,7 @@ measure_ops_clear(measure_ops *m)
     Py_CLEAR(m->labels);
     Py_CLEAR(m->table);
     Py_CLEAR(m->inverse);
+    Py_CLEAR(m->index);
 }
 
 static ga_array *
@@ -116,6 +120,20 @@ measure_scratch(int device, size_t nbytes, cudaStream_t stream)
     return failed ? NULL : p;
 }
 
+/* An index as the kernels take it: C-contiguous int64, or float64 when
+ * float_keys (float labels).  New reference, or NULL with an exception. */
+static ga_array *
+measure_index_keys(ga_array *index, int float_keys)
+{
+    if (ga_runtime_use_device(index->device) < 0)
+        return NULL;
+    if (index->type == GA_COMPLEX64 || index->type == GA_COMPLEX128) {
+        PyErr_SetString(PyExc_TypeError, "index: complex values are not supported");
+        return NULL;
+    }
+    return measure_contiguous(index, float_keys ? NPY_FLOAT64 : NPY_INT64);
+}
+
 /* The slot table of an index: its keys sorted (compared as int64, or as
  * float64 when float_keys) and the table slot of each entry, as new
  * device arrays.  0 / -1. */
@@ -127,14 +145,8 @@ measure_index_table(ga_array *index, int float_keys, ga_array **table, ga_array 
     size_t scratch_bytes = 0;
     cudaStream_t stream = ga_runtime_current_stream();
     *table = *inverse = NULL;
-    if (ga_runtime_use_device(index->device) < 0)
-        return -1;
-    if (index->type == GA_COMPLEX64 || index->type == GA_COMPLEX128) {
-        PyErr_SetString(PyExc_TypeError, "index: complex values are not supported");
-        return -1;
-    }
     npy_intp m = ga_array_size(index);
-    if ((conv = measure_contiguous(index, float_keys ? NPY_FLOAT64 : NPY_INT64)) == NULL)
+    if ((conv = measure_index_keys(index, float_keys)) == NULL)
         return -1;
     *table = measure_new(1, m, 0, NPY_UINT64, index->device);
     *inverse = measure_new(1, m, 0, NPY_INT64, index->device);
@@ -183,10 +195,12 @@ py_measure_index(PyObject *self, PyObject *args)
 /* Fill `m` from the Python arguments (input, labels, mode, lo, nslots,
  * table, inverse).  `coords`: the statistic needs coordinates (centre of
  * mass), so the shape must be kept.  `convert_values`: bring the values to
- * float32/float64.  0 / -1. */
+ * float32/float64.  `raw_index`: the launcher takes a small device index
+ * as it is (ga_launch_measure makes its table in the same launch that
+ * clears the accumulators).  0 / -1. */
 static int
-measure_ops_parse(PyObject *args, int coords, int convert_values, measure_ops *m,
-                  PyObject **rest)
+measure_ops_parse(PyObject *args, int coords, int convert_values, int raw_index,
+                  measure_ops *m, PyObject **rest)
 {
     ga_array *input;
     PyObject *labels, *table, *inverse;
@@ -227,13 +241,28 @@ measure_ops_parse(PyObject *args, int coords, int convert_values, measure_ops *m
             goto fail;
     }
     if (mode == MEASURE_MODE_INDEX) {
-        if (!ga_array_check(table) || ga_array_size((ga_array *)table) != nslots) {
+        ga_array *ix = (ga_array *)table;
+        if (!ga_array_check(table) || ga_array_size(ix) != nslots) {
             PyErr_SetString(PyExc_ValueError, "index must be a device array of nslots entries");
             goto fail;
         }
-        if (measure_index_table((ga_array *)table, m->labels->type == GA_FLOAT64, &m->table,
-                                &m->inverse) < 0)
+        if (ix->device != input->device) {
+            PyErr_SetString(PyExc_ValueError, "index must be on the device of input");
             goto fail;
+        }
+        int float_keys = m->labels->type == GA_FLOAT64;
+        if (raw_index && nslots <= GA_MEASURE_INDEX_SMALL) {
+            /* int64 serves float keys too: the launcher converts it. */
+            if ((ix->type == GA_INT64 || (float_keys && ix->type == GA_FLOAT64)) &&
+                (ix->flags & GA_C_CONTIGUOUS)) {
+                Py_INCREF(ix);
+                m->index = ix;
+            } else if ((m->index = measure_index_keys(ix, float_keys)) == NULL) {
+                goto fail;
+            }
+        } else if (measure_index_table(ix, float_keys, &m->table, &m->inverse) < 0) {
+            goto fail;
+        }
         mode = GA_SLOT_TABLE;
     } else if (mode == GA_SLOT_TABLE) {
         if (!ga_array_check(table) || ((ga_array *)table)->type != GA_UINT64 ||
@@ -280,12 +309,56 @@ measure_ops_parse(PyObject *args, int coords, int convert_values, measure_ops *m
     a->map.table = m->table ? (const uint64_t *)m->table->data : NULL;
     a->inverse = m->inverse ? (const int64_t *)m->inverse->data : NULL;
     a->nout = m->inverse ? ga_array_size(m->inverse) : nslots;
+    a->index = m->index ? m->index->data : NULL;
+    a->index_type = m->index ? (ga_type)m->index->type : GA_INT64;
     int64_t blocks = (n + 1023) / 1024;
-    int64_t cap = 4 * (int64_t)ga_runtime_sm_count(input->device);
+    int64_t cap = GA_MEASURE_BLOCKS_PER_SM * (int64_t)ga_runtime_sm_count(input->device);
     a->grid = (int)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
     return 0;
 fail:
     measure_ops_clear(m);
+    return -1;
+}
+
+/* Queue the passes of the statistics whose bits are set in `what` for `m`:
+ * outs[k] receives statistic k as a new device array (float64[nout]; COM
+ * float64[nout, ndim]; positions int64[nout]), NULL where not asked for.
+ * 0 / -1 (outs cleared). */
+static int
+measure_launch(measure_ops *m, unsigned long what, ga_array **outs)
+{
+    void *ptrs[GA_MS_NSTATS] = {NULL};
+    void *scratch = NULL;
+    size_t scratch_bytes = 0;
+    int device = m->values->device;
+    cudaStream_t stream = ga_runtime_current_stream();
+    for (int k = 0; k < GA_MS_NSTATS; ++k) {
+        outs[k] = NULL;
+        if (!(what & (1ul << k)))
+            continue;
+        if (k == GA_MS_COM)
+            outs[k] = measure_new(2, m->a.nout, m->a.ndim, NPY_FLOAT64, device);
+        else
+            outs[k] = measure_new(1, m->a.nout, 0, k == GA_MS_MINPOS || k == GA_MS_MAXPOS
+                                  ? NPY_INT64 : NPY_FLOAT64, device);
+        if (outs[k] == NULL)
+            goto fail;
+        ptrs[k] = outs[k]->data;
+    }
+    if (m->a.nout > 0) {
+        scratch_bytes = ga_measure_scratch_bytes(&m->a);
+        if ((scratch = measure_scratch(device, scratch_bytes, stream)) == NULL)
+            goto fail;
+        GA_LAUNCH_TRY(ga_launch_measure(&m->a, (unsigned int)what, scratch, ptrs, stream),
+                      stream);
+        ga_pool_free(device, scratch, scratch_bytes, stream);
+    }
+    return 0;
+fail:
+    if (scratch != NULL)
+        ga_pool_free(device, scratch, scratch_bytes, stream);
+    for (int k = 0; k < GA_MS_NSTATS; ++k)
+        Py_CLEAR(outs[k]);
     return -1;
 }
 
@@ -298,10 +371,6 @@ py_measure(PyObject *self, PyObject *args)
     measure_ops m;
     PyObject *what_obj = NULL, *result = NULL;
     ga_array *outs[GA_MS_NSTATS] = {NULL};
-    void *ptrs[GA_MS_NSTATS] = {NULL};
-    void *scratch = NULL;
-    size_t scratch_bytes = 0;
-    cudaStream_t stream = ga_runtime_current_stream();
 
     if (PyTuple_GET_SIZE(args) != 8) {
         PyErr_SetString(PyExc_TypeError, "_measure takes 8 arguments");
@@ -314,48 +383,144 @@ py_measure(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "_measure: bad statistics mask");
         return NULL;
     }
-    if (measure_ops_parse(args, (what >> GA_MS_COM) & 1, 1, &m, &what_obj) < 0)
+    if (measure_ops_parse(args, (what >> GA_MS_COM) & 1, 1, 1, &m, &what_obj) < 0)
         return NULL;
-    int device = m.values->device;
-    int nstats = 0;
-    for (int k = 0; k < GA_MS_NSTATS; ++k) {
-        if (!(what & (1ul << k)))
-            continue;
-        nstats++;
-        if (k == GA_MS_COM)
-            outs[k] = measure_new(2, m.a.nout, m.a.ndim, NPY_FLOAT64, device);
-        else
-            outs[k] = measure_new(1, m.a.nout, 0, k == GA_MS_MINPOS || k == GA_MS_MAXPOS
-                                  ? NPY_INT64 : NPY_FLOAT64, device);
-        if (outs[k] == NULL)
-            goto done;
-        ptrs[k] = outs[k]->data;
-    }
-    if (m.a.nout > 0) {
-        scratch_bytes = ga_measure_scratch_bytes(&m.a);
-        if ((scratch = measure_scratch(device, scratch_bytes, stream)) == NULL)
-            goto done;
-        GA_LAUNCH_TRY(ga_launch_measure(&m.a, (unsigned int)what, scratch, ptrs, stream), stream);
-    }
-    result = PyTuple_New(nstats);
-    if (result == NULL)
-        goto done;
-    for (int k = 0, j = 0; k < GA_MS_NSTATS; ++k) {
-        if (outs[k] != NULL) {
-            PyTuple_SET_ITEM(result, j++, (PyObject *)outs[k]);
-            outs[k] = NULL;
+    if (measure_launch(&m, what, outs) == 0) {
+        int nstats = 0;
+        for (int k = 0; k < GA_MS_NSTATS; ++k)
+            nstats += outs[k] != NULL;
+        if ((result = PyTuple_New(nstats)) != NULL) {
+            for (int k = 0, j = 0; k < GA_MS_NSTATS; ++k) {
+                if (outs[k] != NULL) {
+                    PyTuple_SET_ITEM(result, j++, (PyObject *)outs[k]);
+                    outs[k] = NULL;
+                }
+            }
         }
     }
-    goto done;
-fail:
-    Py_CLEAR(result);
-done:
-    if (scratch != NULL)
-        ga_pool_free(device, scratch, scratch_bytes, stream);
     for (int k = 0; k < GA_MS_NSTATS; ++k)
         Py_XDECREF(outs[k]);
     measure_ops_clear(&m);
     return result;
+}
+
+/* A list of n new tuples of d new floats (0.0), each float owned by its
+ * tuple alone, for measure_rows_fill.  Tuples of floats cannot be part of
+ * a reference cycle: they are untracked at once (CPython's collector
+ * would do so at its next pass, after traversing them). */
+static PyObject *
+measure_rows_new(npy_intp n, npy_intp d)
+{
+    PyObject *list = PyList_New(n);
+    if (list == NULL)
+        return NULL;
+    for (npy_intp i = 0; i < n; ++i) {
+        PyObject *row = PyTuple_New(d);
+        if (row == NULL)
+            goto fail;
+        PyList_SET_ITEM(list, i, row);
+        for (npy_intp j = 0; j < d; ++j) {
+            PyObject *v = PyFloat_FromDouble(0.0);
+            if (v == NULL)
+                goto fail;
+            PyTuple_SET_ITEM(row, j, v);
+        }
+        PyObject_GC_UnTrack(row);
+    }
+    return list;
+fail:
+    Py_DECREF(list);
+    return NULL;
+}
+
+/* Give the floats of a measure_rows_new list the values host[i * d + j].
+ * A float nobody else holds yet is written in place (no object is made
+ * here); any other is replaced by a new one.  0 / -1. */
+static int
+measure_rows_fill(PyObject *list, const double *host, npy_intp n, npy_intp d)
+{
+    for (npy_intp i = 0; i < n; ++i) {
+        PyObject *row = PyList_GET_ITEM(list, i);
+        for (npy_intp j = 0; j < d; ++j) {
+            PyObject *v = PyTuple_GET_ITEM(row, j);
+            if (PyFloat_CheckExact(v) && Py_REFCNT(v) == 1) {
+                ((PyFloatObject *)v)->ob_fval = host[i * d + j];
+            } else {
+                PyObject *f = PyFloat_FromDouble(host[i * d + j]);
+                if (f == NULL)
+                    return -1;
+                PyTuple_SET_ITEM(row, j, f);
+                Py_DECREF(v);
+            }
+        }
+    }
+    return 0;
+}
+
+/* _measure_com(input, labels, mode, lo, nslots, table, inverse) -> list of
+ * nout tuples of ndim Python floats: centres of mass as SciPy returns
+ * them.  The result is copied into a block of the pinned pool behind the
+ * kernels, and the list, its tuples and their floats are made while the
+ * GPU works (making ~1500 objects takes about as long as the measurement),
+ * then filled once the copy has landed.  Synchronises. */
+static PyObject *
+py_measure_com(PyObject *self, PyObject *args)
+{
+    measure_ops m;
+    PyObject *unused = NULL, *list = NULL;
+    ga_array *outs[GA_MS_NSTATS] = {NULL};
+    double *host = NULL;
+    size_t nbytes = 0;
+    int queued = 0;
+    cudaError_t err;
+    cudaStream_t stream = ga_runtime_current_stream();
+    if (measure_ops_parse(args, 1, 1, 1, &m, &unused) < 0)
+        return NULL;
+    if (measure_launch(&m, 1ul << GA_MS_COM, outs) < 0)
+        goto fail;
+    npy_intp n = m.a.nout, d = m.a.ndim;
+    nbytes = (size_t)n * (size_t)d * sizeof(double);
+    if (nbytes > 0) {
+        if ((host = ga_pinned_malloc(nbytes)) == NULL)
+            goto fail;
+        err = cudaMemcpyAsync(host, outs[GA_MS_COM]->data, nbytes, cudaMemcpyDeviceToHost,
+                              stream);
+        if (err != cudaSuccess) {
+            ga_err_cuda(err, "reading centres of mass");
+            goto fail;
+        }
+        queued = 1;
+    }
+    if ((list = measure_rows_new(n, d)) == NULL)
+        goto fail;
+    if (queued) {
+        Py_BEGIN_ALLOW_THREADS
+        err = cudaStreamSynchronize(stream);
+        Py_END_ALLOW_THREADS
+        queued = 0;
+        if (err != cudaSuccess) {
+            ga_err_cuda(err, "reading centres of mass");
+            goto fail;
+        }
+        if (measure_rows_fill(list, host, n, d) < 0)
+            goto fail;
+    }
+    ga_pinned_free(host, nbytes);
+    Py_XDECREF(outs[GA_MS_COM]);
+    measure_ops_clear(&m);
+    return list;
+fail:
+    if (queued) {
+        /* The copy must land before its block goes back to the pool. */
+        Py_BEGIN_ALLOW_THREADS
+        (void)cudaStreamSynchronize(stream);
+        Py_END_ALLOW_THREADS
+    }
+    ga_pinned_free(host, nbytes);
+    Py_XDECREF(list);
+    Py_XDECREF(outs[GA_MS_COM]);
+    measure_ops_clear(&m);
+    return NULL;
 }
 
 /* Group the elements of `m` by slot (by value within a slot when
@@ -394,7 +559,7 @@ py_measure_median(PyObject *self, PyObject *args)
     PyObject *unused = NULL;
     ga_array *pos = NULL, *offsets = NULL, *out = NULL;
     cudaStream_t stream = ga_runtime_current_stream();
-    if (measure_ops_parse(args, 0, 1, &m, &unused) < 0)
+    if (measure_ops_parse(args, 0, 1, 0, &m, &unused) < 0)
         return NULL;
     if ((out = measure_new(1, m.a.nout, 0, NPY_FLOAT64, m.values->device)) == NULL)
         goto fail;
@@ -428,7 +593,7 @@ py_measure_group(PyObject *self, PyObject *args)
     PyObject *unused = NULL;
     ga_array *pos = NULL, *offsets = NULL, *values = NULL;
     cudaStream_t stream = ga_runtime_current_stream();
-    if (measure_ops_parse(args, 0, 0, &m, &unused) < 0)
+    if (measure_ops_parse(args, 0, 0, 0, &m, &unused) < 0)
         return NULL;
     /* Slots only: the values are gathered in their own dtype. */
     m.a.value_type = GA_FLOAT64;
@@ -470,7 +635,7 @@ py_measure_histogram(PyObject *self, PyObject *args)
     void *scratch = NULL;
     size_t scratch_bytes = 0;
     cudaStream_t stream = ga_runtime_current_stream();
-    if (measure_ops_parse(args, 0, 1, &m, &edges_obj) < 0)
+    if (measure_ops_parse(args, 0, 1, 0, &m, &edges_obj) < 0)
         return NULL;
     if (edges_obj == NULL || !ga_array_check(edges_obj) ||
         ga_array_size((ga_array *)edges_obj) < 2) {
@@ -677,57 +842,9 @@ fail:
     return NULL;
 }
 
-/* _measure_rows(a) -> list of tuples of Python floats, one per row of a
- * C-contiguous float64 device array (n, d): centre-of-mass results as
- * SciPy returns them, read with one copy and built without NumPy. */
-static PyObject *
-py_measure_rows(PyObject *self, PyObject *args)
-{
-    ga_array *a;
-    double *host = NULL;
-    PyObject *list = NULL;
-    if (!PyArg_ParseTuple(args, "O!", &GA_ArrayType, &a))
-        return NULL;
-    if (a->ndim != 2 || a->type != GA_FLOAT64 || !(a->flags & GA_C_CONTIGUOUS)) {
-        PyErr_SetString(PyExc_ValueError, "_measure_rows needs a C-contiguous 2-d float64 array");
-        return NULL;
-    }
-    npy_intp n = a->shape[0], d = a->shape[1];
-    size_t nbytes = (size_t)n * (size_t)d * sizeof(double);
-    if (nbytes > 0) {
-        if (ga_runtime_use_device(a->device) < 0)
-            return NULL;
-        if ((host = PyMem_Malloc(nbytes)) == NULL)
-            return PyErr_NoMemory();
-        if (ga_read_small(host, a->data, nbytes, ga_runtime_current_stream(),
-                          "reading measurements") < 0)
-            goto fail;
-    }
-    if ((list = PyList_New(n)) == NULL)
-        goto fail;
-    for (npy_intp i = 0; i < n; ++i) {
-        PyObject *row = PyTuple_New(d);
-        if (row == NULL)
-            goto fail;
-        PyList_SET_ITEM(list, i, row);
-        for (npy_intp j = 0; j < d; ++j) {
-            PyObject *v = PyFloat_FromDouble(host[i * d + j]);
-            if (v == NULL)
-                goto fail;
-            PyTuple_SET_ITEM(row, j, v);
-        }
-    }
-    PyMem_Free(host);
-    return list;
-fail:
-    PyMem_Free(host);
-    Py_XDECREF(list);
-    return NULL;
-}
-
 static PyMethodDef measure_functions[] = {
-    {"_measure_rows", py_measure_rows, METH_VARARGS,
-     "_measure_rows(a) -> list of tuples of floats, the rows of a 2-d float64 device array"},
+    {"_measure_com", py_measure_com, METH_VARARGS,
+     "_measure_com(input, labels, mode, lo, nslots, table, inverse) -> list of tuples"},
     {"_measure", py_measure, METH_VARARGS,
      "_measure(input, labels, mode, lo, nslots, table, inverse, what) -> tuple of statistics"},
     {"_measure_index", py_measure_index, METH_VARARGS,

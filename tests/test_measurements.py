@@ -165,6 +165,32 @@ def test_empty_index(rng):
     assert gnd.center_of_mass(gp.asarray(values), gp.asarray(labels), []) == []
 
 
+@gpu
+@pytest.mark.parametrize("label_dtype", [np.int32, np.int64, np.float64])
+def test_index_tables(rng, label_dtype):
+    """Indexes that need a slot table: small ones (made by the launch that
+    clears the accumulators; device arrays of any dtype and layout, int64
+    ones taken as they are, also for float labels), large ones (sorted),
+    negative and absent labels, repeats."""
+    values = rng.standard_normal((64, 80))
+    labels = rng.integers(-5, 3000, values.shape).astype(label_dtype)
+    perm = rng.permutation(np.arange(-6, 3010))
+    for idx in (perm[:7], perm[:2048], perm[:2500], np.repeat(perm[:5], 3)):
+        want = snd.sum_labels(values, labels, idx)
+        for dev in (gp.asarray(idx), gp.asarray(idx.astype(np.int32)),
+                    gp.asarray(idx.astype(np.float64)), gp.asarray(np.repeat(idx, 2))[::2]):
+            got = gnd.sum_labels(gp.asarray(values), gp.asarray(labels), dev)
+            np.testing.assert_allclose(got.get(), want, rtol=1e-9, atol=1e-12)
+        got = gnd.mean(gp.asarray(values), gp.asarray(labels), list(idx))
+        np.testing.assert_allclose(got.get(), snd.mean(values, labels, idx), rtol=1e-9)
+    idx = perm[:300]
+    com = gnd.center_of_mass(gp.asarray(np.abs(values) + 1), gp.asarray(labels),
+                             gp.asarray(idx))
+    with np.errstate(invalid="ignore"):                   # absent labels: NaN
+        want = snd.center_of_mass(np.abs(values) + 1, labels, idx)
+    np.testing.assert_allclose(np.array(com), np.array(want), rtol=1e-9)
+
+
 # ---------------------------------------------------------- positions ---
 
 def first_positions(values, labels, index, name):
@@ -294,6 +320,11 @@ def test_center_of_mass_device_index_and_no_labels(rng):
     np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-9)
     np.testing.assert_allclose(gnd.center_of_mass(gp.asarray(values)),
                                snd.center_of_mass(values), rtol=1e-9)
+    # Each call's floats are its own: a later call leaves an earlier list as it was.
+    other = gnd.center_of_mass(gp.asarray(values[::-1].copy()), gp.asarray(labels),
+                               gp.arange(1, 13))
+    np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-9)
+    assert all(type(v) is float for row in got + other for v in row)
 
 
 # ------------------------------------------------------- find_objects ---

@@ -12,9 +12,11 @@ How they run (src/label.c, src/measure.c and their kernels):
   in four kernels and one synchronisation (the count).
 * Every measurement visits the data once for all labels at once: each pixel
   adds into its label's accumulators (per block in shared memory when they
-  fit), never one pass per label.  ``index`` as a ``range``, or consecutive
-  integers, maps labels to slots by subtraction; any other index is sorted
-  on the device into a key table searched by bisection.
+  fit), never one pass per label, and a value is read only where its label
+  is measured.  ``index`` as a ``range``, or consecutive integers, maps
+  labels to slots by subtraction; any other index becomes on the device a
+  sorted key table searched by bisection (made by the launch that clears
+  the accumulators for up to 2048 entries, else by a sort).
 * ``median`` and ``labeled_comprehension`` sort (label, value) pairs.
 
 Differences from SciPy, all about where results live:
@@ -34,6 +36,11 @@ Differences from SciPy, all about where results live:
 * ``labeled_comprehension`` calls ``func`` on device arrays (one call per
   index entry, as SciPy) and returns a device array (a NumPy array for
   ``out_dtype=object``).
+* Positions (``minimum_position``, ``maximum_position``, ``extrema``) of a
+  label whose extreme several elements hold are those of the first one in
+  raster order, for every form of index.  SciPy gives the first one for
+  index None or a scalar; for a sequence it gives whichever tied element
+  its unstable sort of the values puts first.
 * ``median`` of a label that is absent from ``labels`` is NaN (SciPy returns
   a value of another label there); ``minimum``/``maximum`` of an absent
   label, index scalar included, is 0 (SciPy raises for a scalar index).
@@ -62,6 +69,8 @@ __all__ = ["label", "find_objects", "labeled_comprehension", "sum", "sum_labels"
 # whose slot table src/measure.c makes in the same call.
 _ALL, _POSITIVE, _RANGE, _TABLE, _INDEX = 0, 1, 2, 3, 4
 (_SUM, _COUNT, _MEAN, _VAR, _STD, _COM, _MIN, _MAX, _MINPOS, _MAXPOS) = range(10)
+_NSTATS = 10
+_EXTREMA = (1 << _MIN) | (1 << _MAX) | (1 << _MINPOS) | (1 << _MAXPOS)
 
 
 # ============================================================== label ======
@@ -172,9 +181,9 @@ def _plan(input, labels, index, defer=True):
     """The device input and the slot plan of (labels, index), following
     SciPy's rules: no labels -> all of input (index ignored); no index ->
     labels > 0; a scalar compares for equality; a sequence of integer
-    labels is truncated to integers first.  defer: a device index's slot
-    table is made by the measurement's own call (the plan then has no
-    inverse on the Python side)."""
+    labels is truncated to integers first.  defer: an index that needs a
+    slot table is handed to the measurement's own call, which makes the
+    table on the device (the plan then has no inverse on the Python side)."""
     input = _device(input, "input")
     if labels is None:
         return input, _Plan(None, _ALL)
@@ -189,24 +198,21 @@ def _plan(input, labels, index, defer=True):
         labels = broadcast_to(labels, shape)
     if index is None:
         return input, _Plan(labels, _POSITIVE)
-    float_labels = labels.dtype.kind == "f" or labels.dtype == numpy.uint64
     if isinstance(index, ndarray):
         if index.size == 0:
             return input, _Plan(labels, _RANGE, 0, 0, shape=index.shape, scalar=False)
-        if defer:
-            return input, _Plan(labels, _INDEX, 0, index.size, index, None, index.shape, False)
-        table, inverse = _core._measure_index(index.reshape(-1), float_labels)
-        return input, _Plan(labels, _TABLE, 0, index.size, table, inverse, index.shape, False)
+        return input, _table_plan(labels, index, index.shape, False, defer)
+    if isinstance(index, range) and index.step == 1:
+        return input, _Plan(labels, _RANGE, index.start, len(index), shape=(len(index),),
+                            scalar=False)
+    float_labels = labels.dtype.kind == "f" or labels.dtype == numpy.uint64
     if numpy.isscalar(index):
         if _integral(index):
             return input, _Plan(labels, _RANGE, int(index))
         if not float_labels:
             labels = labels.astype(numpy.float64)
-        table, inverse = _core._measure_index(asarray([float(index)]), True)
-        return input, _Plan(labels, _TABLE, 0, 1, table, inverse)
-    if isinstance(index, range) and index.step == 1:
-        return input, _Plan(labels, _RANGE, index.start, len(index), shape=(len(index),),
-                            scalar=False)
+        return input, _table_plan(labels, asarray(numpy.array([float(index)])), (), True,
+                                  defer)
     host = numpy.asarray(index)
     keys = host.astype(numpy.float64 if float_labels else numpy.int64).ravel()
     if keys.size == 0:
@@ -215,19 +221,31 @@ def _plan(input, labels, index, defer=True):
             and (not float_labels or numpy.all(numpy.floor(keys) == keys))):
         return input, _Plan(labels, _RANGE, int(keys[0]), keys.size, shape=host.shape,
                             scalar=False)
-    table, inverse = _core._measure_index(asarray(keys), float_labels)
-    return input, _Plan(labels, _TABLE, 0, keys.size, table, inverse, host.shape, False)
+    return input, _table_plan(labels, asarray(keys), host.shape, False, defer)
 
 
-def _measure(input, labels, index, *stats):
-    """Device results of the statistics `stats` for (input, labels, index),
-    each shaped like index (0-d for a scalar or no index)."""
+def _table_plan(labels, index, shape, scalar, defer):
+    """The plan of a device index that needs a slot table: handed over as
+    it is (defer), or with its table and inverse made now."""
+    if defer:
+        return _Plan(labels, _INDEX, 0, index.size, index, None, shape, scalar)
+    float_keys = labels.dtype.kind == "f" or labels.dtype == numpy.uint64
+    table, inverse = _core._measure_index(index.reshape(-1), float_keys)
+    return _Plan(labels, _TABLE, 0, index.size, table, inverse, shape, scalar)
+
+
+def _measure(input, labels, index, what):
+    """Device results of the statistics whose bits are set in `what` for
+    (input, labels, index), in bit order, each shaped like index (0-d for a
+    scalar or no index; centres of mass (n, ndim))."""
     input, plan = _plan(input, labels, index)
     if plan.nout == 0:
-        return input, plan, tuple(_empty_result(s, plan, input) for s in stats)
-    what = builtins.sum(1 << s for s in stats)
+        return input, plan, tuple(_empty_result(s, plan, input) for s in range(_NSTATS)
+                                  if what >> s & 1)
     results = _core._measure(*plan.args(input), what)
-    return input, plan, tuple(_shaped(r, plan) for r in results)
+    if plan.shape != (plan.nout,):
+        results = tuple(_shaped(r, plan) for r in results)
+    return input, plan, results
 
 
 def _empty_result(stat, plan, input):
@@ -257,7 +275,7 @@ def sum_labels(input, labels=None, index=None):
     array shaped like index (SciPy returns a NumPy array).  Without labels,
     the sum of all of input.
     """
-    input, plan, (s,) = _measure(input, labels, index, _SUM)
+    input, plan, (s,) = _measure(input, labels, index, 1 << _SUM)
     if plan.scalar:
         return s.astype(_sum_dtype(input.dtype), copy=False)
     return s
@@ -270,28 +288,28 @@ def sum(input, labels=None, index=None):  # noqa: A001  (SciPy's name)
 
 def mean(input, labels=None, index=None):
     """Mean of the values per label (float64; NaN for an empty label)."""
-    return _measure(input, labels, index, _MEAN)[2][0]
+    return _measure(input, labels, index, 1 << _MEAN)[2][0]
 
 
 def variance(input, labels=None, index=None):
     """Variance per label (SciPy's two-pass formula, float64)."""
-    return _measure(input, labels, index, _VAR)[2][0]
+    return _measure(input, labels, index, 1 << _VAR)[2][0]
 
 
 def standard_deviation(input, labels=None, index=None):
     """Standard deviation per label (float64)."""
-    return _measure(input, labels, index, _STD)[2][0]
+    return _measure(input, labels, index, 1 << _STD)[2][0]
 
 
 def minimum(input, labels=None, index=None):
     """Minimum per label, in input's dtype (0 for an absent label)."""
-    input, plan, (m,) = _measure(input, labels, index, _MIN)
+    input, plan, (m,) = _measure(input, labels, index, 1 << _MIN)
     return m.astype(input.dtype, copy=False)
 
 
 def maximum(input, labels=None, index=None):
     """Maximum per label, in input's dtype (0 for an absent label)."""
-    input, plan, (m,) = _measure(input, labels, index, _MAX)
+    input, plan, (m,) = _measure(input, labels, index, 1 << _MAX)
     return m.astype(input.dtype, copy=False)
 
 
@@ -321,13 +339,13 @@ def _positions(flat, shape, scalar):
 def minimum_position(input, labels=None, index=None):
     """Coordinates of the first minimum (raster order) per label: a tuple
     of ints, or a list of tuples for a sequence index (host values)."""
-    input, plan, (p,) = _measure(input, labels, index, _MINPOS)
+    input, plan, (p,) = _measure(input, labels, index, 1 << _MINPOS)
     return _positions(p.get(), input.shape, plan.scalar)
 
 
 def maximum_position(input, labels=None, index=None):
     """Coordinates of the first maximum (raster order) per label."""
-    input, plan, (p,) = _measure(input, labels, index, _MAXPOS)
+    input, plan, (p,) = _measure(input, labels, index, 1 << _MAXPOS)
     return _positions(p.get(), input.shape, plan.scalar)
 
 
@@ -336,8 +354,7 @@ def extrema(input, labels=None, index=None):
     device arrays in input's dtype, positions as host tuples (lists of
     tuples for a sequence index).  One pass for the values, one for the
     positions."""
-    input, plan, (lo, hi, plo, phi) = _measure(input, labels, index, _MIN, _MAX, _MINPOS,
-                                               _MAXPOS)
+    input, plan, (lo, hi, plo, phi) = _measure(input, labels, index, _EXTREMA)
     return (lo.astype(input.dtype, copy=False), hi.astype(input.dtype, copy=False),
             _positions(plo.get(), input.shape, plan.scalar),
             _positions(phi.get(), input.shape, plan.scalar))
@@ -346,9 +363,12 @@ def extrema(input, labels=None, index=None):
 def center_of_mass(input, labels=None, index=None):
     """Centre of mass per label (SciPy's value-weighted mean coordinates):
     a tuple of Python floats, or a list of such tuples for a sequence index
-    (one device-to-host copy of the small result).  NaN for empty labels."""
-    input, plan, (c,) = _measure(input, labels, index, _COM)
-    rows = _core._measure_rows(c)
+    (one device-to-host copy of the small result; the list is built while
+    the GPU measures).  NaN for empty labels."""
+    input, plan = _plan(input, labels, index)
+    if plan.nout == 0:
+        return []
+    rows = _core._measure_com(*plan.args(input))
     return rows[0] if plan.scalar else rows
 
 

@@ -447,11 +447,22 @@ enum {
     GA_MS_MIN, GA_MS_MAX, GA_MS_MINPOS, GA_MS_MAXPOS, GA_MS_NSTATS
 };
 
+/* Indexes up to this size get their slot table from one parallel launch
+ * (no sort); ga_launch_measure makes it itself from the raw index. */
+#define GA_MEASURE_INDEX_SMALL 2048
+/* Blocks of the one-pass kernels resident per multiprocessor: `grid` is at
+ * most this many per multiprocessor (one wave). */
+#define GA_MEASURE_BLOCKS_PER_SM 2
+
 /* One measurement over C-contiguous values (GA_FLOAT32/GA_FLOAT64) and
  * labels (GA_INT32, GA_INT64 or GA_FLOAT64; NULL for GA_SLOT_ALL) of n
  * elements with C-ordered shape[ndim].  Output entry k reads slot
  * inverse[k] (inverse NULL: slot k).  `grid`: blocks of the one-pass
- * kernels (a few per multiprocessor). */
+ * kernels (a few per multiprocessor).  `index` (ga_launch_measure only):
+ * GA_SLOT_TABLE with table and inverse NULL hands over the raw index
+ * instead, nslots <= GA_MEASURE_INDEX_SMALL C-contiguous entries of
+ * index_type (GA_INT64; or GA_FLOAT64 with GA_FLOAT64 labels), whose
+ * table the launcher makes in its scratch. */
 typedef struct {
     ga_type value_type, label_type;
     const void *values, *labels;
@@ -462,9 +473,12 @@ typedef struct {
     const int64_t *inverse;
     int64_t nout;
     int grid;
+    const void *index;
+    ga_type index_type;
 } ga_measure_args;
 
-/* Scratch for ga_launch_measure (accumulators, means, a ticket). */
+/* Scratch for ga_launch_measure (accumulators, means, a ticket, the table
+ * of a raw index). */
 size_t ga_measure_scratch_bytes(const ga_measure_args *a);
 /* The statistics in `what`, out[k] receiving statistic k: double[nout]
  * (COM: double[nout][ndim]; MINPOS/MAXPOS: int64[nout] linear indices).

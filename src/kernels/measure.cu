@@ -3,13 +3,17 @@
 //
 // A pixel's label selects a slot (ga_slotmap): all pixels, positive labels,
 // a range of consecutive integers (slot = label - lo) or a sorted table of
-// keys searched by bisection.  Each pass reads values and labels once; a
-// thread keeps the running sums of the current slot in registers and adds
-// them to the slot's accumulators only when the slot changes (label images
-// come in runs), into a per-block copy in shared memory when every slot
-// fits there, else straight into global float64/uint64 accumulators.  The
-// last block to finish (a ticket counter) turns the accumulators into the
-// requested statistics, so a statistic costs one launch after the memset.
+// keys searched by bisection.  Each pass reads the labels once and a value
+// only where its label has a slot (a sky image's background, most of it,
+// costs no value traffic); a thread keeps the running sums of the current
+// slot in registers and adds them to the slot's accumulators only when the
+// slot changes (label images come in runs), into a per-block copy in
+// shared memory when every slot fits there, else straight into global
+// float64/uint64 accumulators.  The last block to finish (a ticket
+// counter) turns the accumulators into the requested statistics.  One
+// launch before the passes clears the accumulators and, for an index of up
+// to a few thousand labels, builds its slot table without a sort, so a
+// statistic costs two launches.
 //
 // Passes: moments (count, sum, coordinate-weighted sums), centred squares
 // (variance: needs the means first, computed by the previous pass's last
@@ -26,10 +30,12 @@ namespace {
 
 constexpr int MS_THREADS = 256;
 constexpr int MS_ITEMS = 4;
-constexpr size_t MS_SMEM = 48 * 1024;
+constexpr int MS_BLOCKS_PER_SM = GA_MEASURE_BLOCKS_PER_SM;  // resident blocks of k_ms_accumulate
+constexpr size_t MS_SMEM = 48 * 1024;          // shared memory a launch gets by default
+constexpr size_t MS_ACC_STATIC_SMEM = 16;       // k_ms_accumulate's own __shared__ flag
 constexpr int64_t MS_SMEM_TABLE = 2048;  // table entries copied to shared memory
-constexpr int MS_INDEX_SMALL = 2048;     // indexes up to this size: one-block table
-constexpr int MS_INDEX_THREADS = 1024;
+constexpr int MS_INDEX_SMALL = GA_MEASURE_INDEX_SMALL;  // indexes up to this size: no sort
+constexpr int MS_PREP_THREADS = 256;
 
 // Moment accumulators: components of nslots doubles each.
 enum { C_COUNT = 0, C_SUM = 1, C_CSS = 2, C_COORD = 3 };
@@ -103,6 +109,30 @@ __device__ __forceinline__ int64_t ms_slot(const ga_slotmap &m, const uint64_t *
     }
 }
 
+// Bounds [lo, hi] of the keys (ms_key) of the labels that can have a slot:
+// a quick test that rejects most background labels; ms_slot decides.
+template <class L>
+__device__ __forceinline__ void ms_key_bounds(const ga_slotmap &m, const uint64_t *table,
+                                              uint64_t &lo, uint64_t &hi)
+{
+    lo = 0;
+    hi = ~0ull;
+    if (m.mode == GA_SLOT_POSITIVE) {
+        lo = std::is_integral<L>::value ? ms_key((int64_t)1) : ms_key(0.0) + 1;
+    } else if (m.mode == GA_SLOT_RANGE) {
+        if constexpr (std::is_integral<L>::value) {
+            lo = ms_key((int64_t)m.lo);
+            hi = ms_key((int64_t)(m.lo + m.nslots - 1));
+        } else {
+            lo = ms_key((double)m.lo);
+            hi = ms_key((double)(m.lo + m.nslots - 1));
+        }
+    } else if (m.mode == GA_SLOT_TABLE) {
+        lo = table[0];
+        hi = table[m.nslots - 1];
+    }
+}
+
 // Coordinates of linear index i in a C-ordered shape.
 __device__ __forceinline__ void ms_coords(int64_t i, int ndim, const int64_t *shape, int64_t *c)
 {
@@ -127,7 +157,7 @@ struct MsPass {
     int priv;             // per-block accumulators in shared memory
     int table_smem;       // table copied to shared memory
     int ncomp;            // components in the accumulator array (shared copy: same layout)
-    int vec;              // values and labels 16-byte aligned: vector loads
+    int vec;              // labels 16-byte aligned: vector loads
     double *mom;          // [3 + ndim][nslots]
     uint64_t *ext;        // [E_NCOMP][nslots]
     double *centre;       // [nslots]
@@ -230,6 +260,44 @@ __device__ void ms_finalize(const MsPass &p)
     }
 }
 
+// Add element i (slot s, value x) to the thread's run, flushing the run
+// first when the slot changes.
+__device__ __forceinline__ void ms_take(const MsPass &p, MsRun &r, double *mom, uint64_t *ext,
+                                        int64_t i, int64_t s, double x)
+{
+    const int64_t ns = p.a.map.nslots;
+    if (s != r.slot) {
+        ms_run_flush(p, r, mom, ext, ns);
+        ms_run_reset(r, s);
+    }
+    r.count += 1.0;
+    if (p.kind == K_MOMENTS) {
+        r.sum += x;
+        if (p.flags & (1 << C_COORD)) {
+            int64_t c[GA_MEASURE_MAXDIM];
+            ms_coords(i, p.a.ndim, p.a.shape, c);
+#pragma unroll
+            for (int d = 0; d < GA_MEASURE_MAXDIM; ++d)
+                if (d < p.a.ndim)
+                    r.coord[d] += x * (double)c[d];
+        }
+    } else if (p.kind == K_CENTRED) {
+        const double dx = x - __ldg(p.centre + s);
+        r.css += dx * dx;
+    } else if (p.kind == K_EXTREMA) {
+        r.vmin = fmin(r.vmin, x);
+        r.vmax = fmax(r.vmax, x);
+    } else {
+        const uint64_t key = ms_key(x);
+        if (r.pmin == MS_NONE &&
+            key == __ldg((const unsigned long long *)p.ext + E_MIN * ns + s))
+            r.pmin = (uint64_t)i;
+        if (r.pmax == MS_NONE &&
+            ~key == __ldg((const unsigned long long *)p.ext + E_MAXINV * ns + s))
+            r.pmax = (uint64_t)i;
+    }
+}
+
 // Four consecutive elements (16-byte aligned) in one or two 16-byte loads.
 template <class T>
 __device__ __forceinline__ void ms_load4(const T *p, T (&v)[MS_ITEMS])
@@ -243,8 +311,23 @@ __device__ __forceinline__ void ms_load4(const T *p, T (&v)[MS_ITEMS])
     }
 }
 
+// The labels of the group of MS_ITEMS elements at `base` (zeros past n or
+// without labels), in one or two 16-byte loads when aligned and whole.
+template <class L>
+__device__ __forceinline__ void ms_load_labels(const L *labels, int64_t base, int64_t n, int vec,
+                                               L (&l)[MS_ITEMS])
+{
+    if (labels && vec && base + MS_ITEMS <= n) {
+        ms_load4(labels + base, l);
+    } else {
+#pragma unroll
+        for (int k = 0; k < MS_ITEMS; ++k)
+            l[k] = labels && base + k < n ? labels[base + k] : (L)0;
+    }
+}
+
 template <class V, class L>
-__global__ void __launch_bounds__(MS_THREADS) k_ms_accumulate(MsPass p)
+__global__ void __launch_bounds__(MS_THREADS, MS_BLOCKS_PER_SM) k_ms_accumulate(MsPass p)
 {
     extern __shared__ unsigned long long ms_smem[];
     __shared__ bool last;
@@ -272,67 +355,44 @@ __global__ void __launch_bounds__(MS_THREADS) k_ms_accumulate(MsPass p)
 
     MsRun r;
     ms_run_reset(r, -1);
+    // A thread's groups of MS_ITEMS elements are `stride` apart (a warp
+    // reads 32 consecutive groups).  The labels of G groups are loaded
+    // together: with two blocks per multiprocessor (the registers of the
+    // run allow no more) 32 bytes of labels in flight per thread would not
+    // cover the memory's latency; 64 do.  The loop body stays small (one
+    // key test per element): the elements that pass are taken one at a
+    // time by a loop that is not unrolled, so the code of ms_take exists
+    // once (copies of it per element filled the instruction cache), and
+    // their values are the only ones read (the background of a label
+    // image costs no value traffic).
+    constexpr int G = sizeof(L) == 4 ? 4 : 2;
+    uint64_t klo, khi;
+    ms_key_bounds<L>(p.a.map, table, klo, khi);
     const int64_t stride = (int64_t)gridDim.x * blockDim.x * MS_ITEMS;
-    for (int64_t base = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * MS_ITEMS; base < n;
-         base += stride) {
-        V v[MS_ITEMS];
-        L l[MS_ITEMS];
-        if (p.vec && base + MS_ITEMS <= n) {
-            ms_load4(values + base, v);
-            if (labels) {
-                ms_load4(labels + base, l);
-            } else {
+    for (int64_t base0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * MS_ITEMS; base0 < n;
+         base0 += G * stride) {
+        L l[G][MS_ITEMS];
 #pragma unroll
-                for (int k = 0; k < MS_ITEMS; ++k)
-                    l[k] = (L)0;
-            }
-        } else {
+        for (int g = 0; g < G; ++g)
+            ms_load_labels(labels, base0 + g * stride, n, p.vec, l[g]);
+        unsigned int cand = 0;  // bit g * MS_ITEMS + k: element k of group g may have a slot
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
 #pragma unroll
             for (int k = 0; k < MS_ITEMS; ++k) {
-                if (base + k < n) {
-                    v[k] = values[base + k];
-                    l[k] = labels ? labels[base + k] : (L)0;
-                }
+                const uint64_t key = ms_key(l[g][k]);
+                if (key >= klo && key <= khi && base0 + g * stride + k < n)
+                    cand |= 1u << (g * MS_ITEMS + k);
             }
         }
-#pragma unroll
-        for (int k = 0; k < MS_ITEMS; ++k) {
-            const int64_t i = base + k;
-            if (i >= n)
-                break;
-            const int64_t s = ms_slot(p.a.map, table, l[k]);
-            if (s < 0)
-                continue;
-            if (s != r.slot) {
-                ms_run_flush(p, r, mom, ext, ns);
-                ms_run_reset(r, s);
-            }
-            const double x = (double)v[k];
-            r.count += 1.0;
-            if (p.kind == K_MOMENTS) {
-                r.sum += x;
-                if (p.flags & (1 << C_COORD)) {
-                    int64_t c[GA_MEASURE_MAXDIM];
-                    ms_coords(i, p.a.ndim, p.a.shape, c);
-#pragma unroll
-                    for (int d = 0; d < GA_MEASURE_MAXDIM; ++d)
-                        if (d < p.a.ndim)
-                            r.coord[d] += x * (double)c[d];
-                }
-            } else if (p.kind == K_CENTRED) {
-                const double dx = x - __ldg(p.centre + s);
-                r.css += dx * dx;
-            } else if (p.kind == K_EXTREMA) {
-                r.vmin = fmin(r.vmin, x);
-                r.vmax = fmax(r.vmax, x);
-            } else {
-                const uint64_t key = ms_key(x);
-                if (r.pmin == MS_NONE && key == __ldg((const unsigned long long *)p.ext + E_MIN * ns + s))
-                    r.pmin = (uint64_t)i;
-                if (r.pmax == MS_NONE &&
-                    ~key == __ldg((const unsigned long long *)p.ext + E_MAXINV * ns + s))
-                    r.pmax = (uint64_t)i;
-            }
+#pragma unroll 1
+        while (cand != 0) {
+            const int b = __ffs(cand) - 1;
+            cand &= cand - 1;
+            const int64_t i = base0 + (b / MS_ITEMS) * stride + b % MS_ITEMS;
+            const int64_t s = ms_slot(p.a.map, table, labels ? __ldg(labels + i) : (L)0);
+            if (s >= 0)
+                ms_take(p, r, mom, ext, i, s, (double)__ldg(values + i));
         }
     }
     ms_run_flush(p, r, mom, ext, ns);
@@ -430,30 +490,84 @@ __global__ void k_ms_index_keys(const T *index, int64_t m, uint64_t *keys, int64
     }
 }
 
-// A small index in one launch: each entry's rank among the keys (ties by
-// position) places it in the sorted table, and its count of smaller keys
-// is the first table slot holding its key.  O(m^2 / threads) comparisons
-// against a shared-memory copy: cheaper than a radix sort's launches for
-// the few hundred or thousand labels of an image.
+// The warp's sum of v (every lane gets it).
+__device__ __forceinline__ int ms_warp_sum(int v)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+// What every measurement needs before its first pass, in one launch: the
+// moment accumulators and the ticket zeroed (`zero`, nzero words), the
+// extrema accumulators all ones (`ones`, nones words), and the slot table
+// of a small index (m <= MS_INDEX_SMALL entries, 0: none) whose keys are
+// compared as float64 (float_keys: float labels) or int64.  An entry's
+// rank among the keys (ties by position) places its key in the sorted
+// table; its count of smaller keys is the first slot holding its key.
+// Each block copies the keys to shared memory, then one warp ranks one
+// entry at a time, its lanes splitting the comparisons: a few hundred
+// labels cost one short launch, no sort.
 template <class T>
-__global__ void __launch_bounds__(MS_INDEX_THREADS)
-k_ms_index_small(const T *index, int m, uint64_t *table, int64_t *inverse)
+__global__ void __launch_bounds__(MS_PREP_THREADS)
+k_ms_prepare(unsigned long long *zero, int64_t nzero, unsigned long long *ones, int64_t nones,
+             const T *index, int m, int float_keys, uint64_t *table, int64_t *inverse)
 {
     __shared__ uint64_t s_keys[MS_INDEX_SMALL];
+    const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = tid; i < nzero; i += nthreads)
+        zero[i] = 0ull;
+    for (int64_t i = tid; i < nones; i += nthreads)
+        ones[i] = MS_NONE;
+    if (m == 0)
+        return;
     for (int k = threadIdx.x; k < m; k += blockDim.x)
-        s_keys[k] = ms_key(index[k]);
+        s_keys[k] = float_keys ? ms_key((double)index[k]) : ms_key((int64_t)index[k]);
     __syncthreads();
-    for (int k = threadIdx.x; k < m; k += blockDim.x) {
+    const int lane = threadIdx.x & 31;
+    for (int64_t k = tid >> 5; k < m; k += nthreads >> 5) {
         const uint64_t key = s_keys[k];
         int less = 0, tie = 0;
-        for (int j = 0; j < m; ++j) {
+        for (int j = lane; j < m; j += 32) {
             const uint64_t o = s_keys[j];
             less += o < key;
             tie += (o == key) & (j < k);
         }
-        table[less + tie] = key;
-        inverse[k] = less;
+        less = ms_warp_sum(less);
+        tie = ms_warp_sum(tie);
+        if (lane == 0) {
+            table[less + tie] = key;
+            inverse[k] = less;
+        }
     }
+}
+
+// The launch of k_ms_prepare: enough blocks for one warp per index entry
+// and for the words to fill.  The index: GA_INT64, or GA_FLOAT64 with
+// float_keys (int64 values are exact as float64 keys up to 2**53).
+cudaError_t ms_prepare(unsigned long long *zero, int64_t nzero, unsigned long long *ones,
+                       int64_t nones, ga_type index_type, int float_keys, const void *index,
+                       int64_t m, uint64_t *table, int64_t *inverse, cudaStream_t stream)
+{
+    if (m > MS_INDEX_SMALL)
+        return cudaErrorInvalidValue;
+    const int64_t warps = MS_PREP_THREADS / 32;
+    const int64_t words = nzero > nones ? nzero : nones;
+    int64_t blocks = (m + warps - 1) / warps;
+    const int64_t fill = (words + MS_PREP_THREADS * 4 - 1) / (MS_PREP_THREADS * 4);
+    blocks = blocks > fill ? blocks : fill;
+    blocks = blocks < 1 ? 1 : blocks > 1024 ? 1024 : blocks;
+    if (m == 0 || index_type == GA_INT64)
+        k_ms_prepare<int64_t><<<(unsigned)blocks, MS_PREP_THREADS, 0, stream>>>(
+            zero, nzero, ones, nones, (const int64_t *)index, (int)m, float_keys, table, inverse);
+    else if (index_type == GA_FLOAT64 && float_keys)
+        k_ms_prepare<double><<<(unsigned)blocks, MS_PREP_THREADS, 0, stream>>>(
+            zero, nzero, ones, nones, (const double *)index, (int)m, 1, table, inverse);
+    else
+        return cudaErrorInvalidValue;
+    return cudaGetLastError();
 }
 
 // Entry pos[k] of the index reads the first table slot holding its key.
@@ -634,6 +748,12 @@ k_ms_bbox(const L *labels, int64_t n, int ndim, ga_kshape shape, int64_t max_lab
 
 size_t round_up(size_t n) { return (n + 255) & ~(size_t)255; }
 
+// The measurement hands over its index raw: the launcher makes the table.
+bool ms_raw_index(const ga_measure_args *a)
+{
+    return a->map.mode == GA_SLOT_TABLE && a->map.table == nullptr;
+}
+
 // Visit (V, L) for a measurement: V float/double, L int32/int64/double
 // (int32 also stands for "no labels").
 template <class F>
@@ -671,12 +791,15 @@ struct AccumulateLaunch {
 };
 
 // Scratch layout of ga_launch_measure: moments | ticket | extrema | centres
-// (moments and ticket next to each other: one memset clears both).
+// [| table | inverse of a raw index] (moments and ticket next to each
+// other: one fill clears both).
 struct MsScratch {
     double *mom;
     uint64_t *ext;
     double *centre;
     unsigned int *ticket;
+    uint64_t *table;
+    int64_t *inverse;
     size_t mom_bytes, ext_bytes, total;
     MsScratch(const ga_measure_args *a, void *base)
     {
@@ -689,6 +812,13 @@ struct MsScratch {
         ext = (uint64_t *)(c + mom_bytes + 256);
         centre = (double *)(c + mom_bytes + 256 + ext_bytes);
         total = mom_bytes + 256 + ext_bytes + round_up(ns * sizeof(double));
+        table = nullptr;
+        inverse = nullptr;
+        if (ms_raw_index(a)) {
+            table = (uint64_t *)(c + total);
+            inverse = (int64_t *)(c + total + round_up(ns * sizeof(uint64_t)));
+            total += round_up(ns * sizeof(uint64_t)) + round_up(ns * sizeof(int64_t));
+        }
     }
 };
 
@@ -705,7 +835,7 @@ cudaError_t ms_pass(MsPass p, cudaStream_t stream)
     size_t table = p.a.map.mode == GA_SLOT_TABLE && ns <= MS_SMEM_TABLE ? ns * sizeof(uint64_t) : 0;
     p.table_smem = table > 0;
     const size_t acc = (size_t)p.ncomp * ns * sizeof(uint64_t);
-    p.priv = p.kind != K_POSITIONS && table + acc <= MS_SMEM;
+    p.priv = p.kind != K_POSITIONS && table + acc + MS_ACC_STATIC_SMEM <= MS_SMEM;
     const size_t smem = table + (p.priv ? acc : 0);
     return ms_visit(&p.a, AccumulateLaunch{&p, smem, stream});
 }
@@ -774,20 +904,27 @@ extern "C" cudaError_t ga_launch_measure(const ga_measure_args *a, unsigned int 
     if (a->ndim < 1 || a->ndim > GA_MEASURE_MAXDIM || a->map.nslots < 1 || a->grid < 1)
         return cudaErrorInvalidValue;
     MsScratch s(a, scratch);
-    cudaError_t err;
     const bool moments = what & MS_MOMENT_STATS, centred = what & MS_CENTRED_STATS;
     const bool extrema = what & MS_EXTREMA_STATS, positions = what & MS_POSITION_STATS;
-    if ((err = cudaMemsetAsync(s.mom, 0, s.mom_bytes + sizeof(unsigned int), stream)) !=
-        cudaSuccess)
-        return err;
-    if (extrema && (err = cudaMemsetAsync(s.ext, 0xff, s.ext_bytes, stream)) != cudaSuccess)
-        return err;
-
     MsPass p;
     memset(&p, 0, sizeof(p));
     p.a = *a;
+    if (ms_raw_index(a)) {
+        if (a->index == nullptr || a->map.nslots > MS_INDEX_SMALL)
+            return cudaErrorInvalidValue;
+        p.a.map.table = s.table;
+        p.a.inverse = s.inverse;
+        p.a.nout = a->map.nslots;
+    }
+    cudaError_t err = ms_prepare(
+        (unsigned long long *)s.mom, (int64_t)((s.mom_bytes + 256) / 8),
+        (unsigned long long *)s.ext, extrema ? (int64_t)(s.ext_bytes / 8) : 0, a->index_type,
+        a->labels && a->label_type == GA_FLOAT64, a->index, ms_raw_index(a) ? a->map.nslots : 0,
+        s.table, s.inverse, stream);
+    if (err != cudaSuccess)
+        return err;
     p.what = what;
-    p.vec = (((uintptr_t)a->values | (uintptr_t)a->labels) & 15) == 0;
+    p.vec = ((uintptr_t)a->labels & 15) == 0;
     p.mom = s.mom;
     p.ext = s.ext;
     p.centre = s.centre;
@@ -808,7 +945,7 @@ extern "C" cudaError_t ga_launch_measure(const ga_measure_args *a, unsigned int 
         case K_MOMENTS:
             p.flags = (1 << C_COUNT) | (1 << C_SUM) |
                       ((what & (1u << GA_MS_COM)) ? (1 << C_COORD) : 0);
-            p.ncomp = C_COORD + a->ndim;
+            p.ncomp = (what & (1u << GA_MS_COM)) ? C_COORD + a->ndim : C_SUM + 1;
             break;
         case K_CENTRED: p.ncomp = C_CSS + 1; break;
         default: p.ncomp = E_NCOMP; break;
@@ -886,23 +1023,15 @@ extern "C" cudaError_t ga_launch_measure_index(ga_type index_type, const void *i
                                                void *scratch, uint64_t *table, int64_t *inverse,
                                                cudaStream_t stream)
 {
+    if (m <= MS_INDEX_SMALL)
+        return ms_prepare(nullptr, 0, nullptr, 0, index_type, index_type == GA_FLOAT64, index,
+                          m, table, inverse, stream);
     char *c = (char *)scratch;
     uint64_t *keys = (uint64_t *)c;
     int64_t *pos = (int64_t *)(c + round_up(m * sizeof(uint64_t)));
     int64_t *pos_sorted = (int64_t *)(c + round_up(m * sizeof(uint64_t)) +
                                       round_up(m * sizeof(int64_t)));
     void *temp = c + round_up(m * sizeof(uint64_t)) + 2 * round_up(m * sizeof(int64_t));
-    if (m <= MS_INDEX_SMALL) {
-        if (index_type == GA_INT64)
-            k_ms_index_small<int64_t><<<1, MS_INDEX_THREADS, 0, stream>>>(
-                (const int64_t *)index, (int)m, table, inverse);
-        else if (index_type == GA_FLOAT64)
-            k_ms_index_small<double><<<1, MS_INDEX_THREADS, 0, stream>>>(
-                (const double *)index, (int)m, table, inverse);
-        else
-            return cudaErrorInvalidValue;
-        return cudaGetLastError();
-    }
     size_t temp_bytes = sort_temp_bytes(m);
     if (index_type == GA_INT64)
         k_ms_index_keys<int64_t><<<ga_grid(m), GA_BLOCK, 0, stream>>>((const int64_t *)index, m,
