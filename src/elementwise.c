@@ -28,6 +28,8 @@
 #include "gpuarr.h"
 #include "ufunc_table.h"
 
+#include <float.h>
+
 #define GA_T_b GA_BOOL
 #define GA_T_i8 GA_INT8
 #define GA_T_i16 GA_INT16
@@ -151,6 +153,76 @@ operand_dtype_obj(const operand *op)
     }
     Py_INCREF(r);
     return r;
+}
+
+/* A scalar operand as kernel bytes of type `code` without NumPy, for the
+ * conversions that are exact or plain rounding: Python bool -> bool, int ->
+ * an integer type that holds it or a float type that holds it exactly,
+ * float -> float64, float -> float32 within float32's range, complex ->
+ * complex128, and a NumPy scalar of type `code` itself.  Anything else
+ * (overflow, which NumPy reports, or another pair) returns -2 and goes
+ * through ga_scalar_to_bytes.  0 / -2. */
+static int
+try_scalar_bytes(const operand *op, int code, ga_kscalar *out)
+{
+    PyObject *v = op->value;
+    if (op->code == code && op->code < GA_NTYPES && PyArray_IsScalar(v, Generic)) {
+        PyArray_ScalarAsCtype(v, out->v.bytes);
+        return 0;
+    }
+    if (PyBool_Check(v))
+        return code == GA_BOOL ? (out->v.bytes[0] = v == Py_True, 0) : -2;
+    if (PyLong_CheckExact(v)) {
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow || (x == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return -2;
+        }
+        switch (code) {
+        case GA_INT8: if (x < INT8_MIN || x > INT8_MAX) return -2; out->v.i = x; return 0;
+        case GA_INT16: if (x < INT16_MIN || x > INT16_MAX) return -2; out->v.i = x; return 0;
+        case GA_INT32: if (x < INT32_MIN || x > INT32_MAX) return -2; out->v.i = x; return 0;
+        case GA_INT64: out->v.i = x; return 0;
+        case GA_UINT8: if (x < 0 || x > UINT8_MAX) return -2; out->v.i = x; return 0;
+        case GA_UINT16: if (x < 0 || x > UINT16_MAX) return -2; out->v.i = x; return 0;
+        case GA_UINT32: if (x < 0 || x > UINT32_MAX) return -2; out->v.i = x; return 0;
+        case GA_UINT64: if (x < 0) return -2; out->v.i = x; return 0;
+        case GA_FLOAT32: {
+            if (x < -(1 << 24) || x > (1 << 24))
+                return -2;
+            float f = (float)x;
+            memcpy(out->v.bytes, &f, sizeof f);
+            return 0;
+        }
+        case GA_FLOAT64:
+            if (x < -(1LL << 53) || x > (1LL << 53))
+                return -2;
+            out->v.f[0] = (double)x;
+            return 0;
+        default: return -2;
+        }
+    }
+    if (PyFloat_CheckExact(v)) {
+        double d = PyFloat_AS_DOUBLE(v);
+        if (code == GA_FLOAT64) {
+            out->v.f[0] = d;
+            return 0;
+        }
+        if (code == GA_FLOAT32 && !(d > FLT_MAX || d < -FLT_MAX)) {  /* NaN passes */
+            float f = (float)d;
+            memcpy(out->v.bytes, &f, sizeof f);
+            return 0;
+        }
+        return -2;
+    }
+    if (PyComplex_CheckExact(v) && code == GA_COMPLEX128) {
+        Py_complex c = PyComplex_AsCComplex(v);
+        out->v.f[0] = c.real;
+        out->v.f[1] = c.imag;
+        return 0;
+    }
+    return -2;
 }
 
 /* ------------------------------------------------------------ resolution - */
@@ -510,20 +582,20 @@ ew_execute(const char *fname, operand *ops, int nin, const int *in_codes, int lo
     /* Inputs in the loop's dtype; scalars as kernel arguments. */
     memset(&args, 0, sizeof(args));
     for (int i = 0; i < nin; ++i) {
-        PyArray_Descr *d = ga_dtype_from_code(in_codes[i]);
         if (ops[i].arr == NULL) {
-            int rc = ga_scalar_to_bytes(ops[i].value, d, &args.scalar[i]);
-            Py_DECREF(d);
-            if (rc < 0)
-                goto fail_descr;
+            if (try_scalar_bytes(&ops[i], in_codes[i], &args.scalar[i]) == -2) {
+                PyArray_Descr *d = ga_dtype_from_code(in_codes[i]);
+                int rc = ga_scalar_to_bytes(ops[i].value, d, &args.scalar[i]);
+                Py_DECREF(d);
+                if (rc < 0)
+                    goto fail_descr;
+            }
             args.scalar_mask |= 1 << i;
         } else if (ops[i].arr->type != in_codes[i]) {
-            ga_array *c = ga_array_copy_as(ops[i].arr, d, 0);
+            ga_array *c = ga_array_copy_as(ops[i].arr, ga_dtype_from_code(in_codes[i]), 0);
             if (c == NULL)
                 goto fail_descr;
             Py_SETREF(ops[i].arr, c);
-        } else {
-            Py_DECREF(d);
         }
     }
 

@@ -186,6 +186,51 @@ def test_scalars_follow_nep50(dt, scalar, rng):
         check(gp.add(dx, dy), expected, dt)
 
 
+# Scalars at the edges of the host-side conversion: exact or rounded as
+# NumPy does, and out-of-range values taking NumPy's own path (its error).
+EDGE_SCALARS = [
+    ("int8", 127), ("int8", -128), ("int8", 128), ("int8", -129), ("uint8", 255), ("uint8", -1),
+    ("int16", 32768), ("uint16", 65535), ("int32", -2 ** 31), ("int32", 2 ** 31),
+    ("uint32", 2 ** 32 - 1), ("uint32", 2 ** 32), ("int64", -2 ** 63), ("int64", 2 ** 63),
+    ("uint64", 2 ** 63 - 1), ("uint64", 2 ** 63), ("uint64", 2 ** 64 - 1), ("uint64", 2 ** 64),
+    ("float32", 2 ** 24), ("float32", 2 ** 24 + 1), ("float32", -(2 ** 24) - 3),
+    ("float32", 2 ** 70 + 1), ("float64", 2 ** 53 + 1), ("float64", -(2 ** 53)),
+    ("float64", 10 ** 30), ("float16", 3), ("float16", 0.1),
+    ("float32", 0.1), ("float32", 3.4028235677973366e38), ("float32", 3.4028236e38),
+    ("float32", 1e300), ("float32", -1e300), ("float32", float("nan")), ("float32", float("-inf")),
+    ("float32", 1e-50), ("float64", 0.1), ("complex64", 0.1 + 0.2j), ("complex128", 0.1 + 0.2j),
+    ("bool", True), ("bool", False), ("int8", True), ("float32", np.float32(0.1)),
+    ("float32", np.float64(0.1)), ("int16", np.int16(-7)), ("uint8", np.uint8(200)),
+    ("complex64", np.complex64(1 - 2j)), ("float16", np.float16(0.3)), ("bool", np.bool_(True)),
+]
+
+
+@pytest.mark.parametrize("dt,scalar", EDGE_SCALARS)
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")
+def test_scalar_operand_edges(dt, scalar, rng):
+    a = values(rng, dt, (33,), "small")
+    da = gp.asarray(a)
+    for name in ("add", "maximum"):
+        try:
+            expected = np_call(name, a, scalar)
+        except (TypeError, OverflowError) as exc:
+            with pytest.raises(type(exc)):
+                getattr(gp, name)(da, scalar)
+            continue
+        got = getattr(gp, name)(da, scalar)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got.get(), expected)
+    try:
+        expected = np.where(a > 1, scalar, a)
+    except (TypeError, OverflowError) as exc:
+        with pytest.raises(type(exc)):
+            gp.where(da > 1, scalar, da)
+        return
+    got = gp.where(da > 1, scalar, da)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got.get(), expected)
+
+
 def test_python_int_out_of_range_for_uint8_raises():
     with pytest.raises(OverflowError):
         gp.ones(3, dtype=np.uint8) + 300
@@ -341,6 +386,28 @@ def test_large_contiguous_vector_path(rng):
     np.testing.assert_array_equal((da + db).get(), a + b)
     np.testing.assert_array_equal((da[1:] * db[:-1]).get(), a[1:] * b[:-1])
     np.testing.assert_array_equal((da > 0.1).get(), a > 0.1)
+
+
+@pytest.mark.parametrize("dt", ["bool", "int8", "float16", "float32", "float64", "complex128"])
+def test_vector_path_lengths_and_offsets(dt, rng):
+    """The contiguous kernels take up to 16 elements a thread in 16-byte
+    accesses: every length around those multiples, and views whose start
+    is not aligned (the element-by-element path), give NumPy's results."""
+    base = values(rng, dt, (300,), "any")
+    other = values(rng, dt, (300,), "any")
+    dbase, dother = gp.asarray(base), gp.asarray(other)
+    for off in (0, 1, 3, 8):
+        for n in (1, 7, 15, 16, 17, 31, 33, 64, 100, 255):
+            a, b = base[off:off + n], other[:n]
+            da, db = dbase[off:off + n], dother[:n]
+            np.testing.assert_array_equal((da > db).get(), a > b)
+            np.testing.assert_array_equal(gp.isfinite(da).get(), np.isfinite(a))
+            np.testing.assert_array_equal(gp.where(da != db, da, db).get(), np.where(a != b, a, b))
+            np.testing.assert_array_equal(gp.where(db == db, 1, 0).get(), np.where(b == b, 1, 0))
+            check(gp.multiply(da, db), np_call("multiply", a, b), dt)
+    if dt in ("float32", "float64"):
+        z = base + 1j * other
+        check(gp.absolute(gp.asarray(z)), np.absolute(z), z.dtype)
 
 
 def test_softplus_and_lesson_expression(rng):

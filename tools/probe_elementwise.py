@@ -5,12 +5,20 @@
    and where() each alone, each 20 times back to back (pure GPU time), host
    time per call, the pool's allocation of the int64 result; CuPy beside it.
 2. The kernel harness src/kernels/dev/ew_bench.cu (compiled here with nvcc):
-   kernel variants of greater/where, the copy rate at these sizes, and the
-   CUDA cost of benchmark()'s event pair per repeat.
+   kernel variants of greater/where, the copy rate at these sizes, the CUDA
+   cost of benchmark()'s event pair per repeat phase by phase, the host cost
+   of a launch (runtime and driver API), and sincos_1e7's float64 kernels.
 3. benchmark() overhead per repeat on a no-op function (gpuarr and CuPy).
 4. Import time of gpuarr: wall time in fresh processes and the top entries
    of python -X importtime.
-Finishes in well under 60 s; every part has its own time limit.
+5. Host time of x + y on 1000 float64 taken apart by elimination: the same
+   call on empty arrays (everything but the launch and the pool), with
+   out= (no allocation), empty() alone, a C attribute read (the Python
+   floor), scalar operands.
+6. sincos_1e7's kernels one by one (sin, cos, sqrt, divide, add on 1e7
+   float64), back to back, against the copy rate.
+Finishes in well under 60 s.  Parts can be named on the command line
+(where harness bench host sincos import).
 """
 import os
 import shutil
@@ -140,12 +148,13 @@ def harness():
         return
     exe = "/tmp/gpuarr_ew_bench"
     src = os.path.join(ROOT, "src", "kernels", "dev", "ew_bench.cu")
-    r = subprocess.run([nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-o", exe, src],
-                       capture_output=True, text=True, timeout=60)
-    if r.returncode != 0:
-        print("compile failed:", r.stderr[-2000:])
-        return
-    r = subprocess.run([exe], capture_output=True, text=True, timeout=30)
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        r = subprocess.run([nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-o", exe, src],
+                           capture_output=True, text=True, timeout=90)
+        if r.returncode != 0:
+            print("compile failed:", r.stderr[-2000:])
+            return
+    r = subprocess.run([exe], capture_output=True, text=True, timeout=60)
     print(r.stdout, r.stderr[-2000:], "rc", r.returncode)
 
 
@@ -171,6 +180,56 @@ def bench_overhead():
             per.append((time.perf_counter() - t0) / 2000)
         print(f"{lib}: host per repeat {stats_us(per)}; mean cpu_times "
               f"{r.cpu_times.mean() * 1e6:.3f} us, mean gpu_times {r.gpu_times.mean() * 1e6:.3f} us")
+
+
+def host_breakdown():
+    import numpy as np
+    import gpuarr as gp
+    section("host time per call, 1000 float64 (by elimination)")
+    sync = gp.cuda.Device().synchronize
+    x = gp.asarray(np.random.default_rng(0).random(1000))
+    y = gp.asarray(np.random.default_rng(1).random(1000))
+    z = gp.empty_like(x)
+    x0, y0 = gp.empty(0), gp.empty(0)
+    add = gp.add
+    rows = [
+        ("x + y", lambda: x + y),
+        ("add(x, y)", lambda: add(x, y)),
+        ("add(x, y, out=z)", lambda: add(x, y, out=z)),
+        ("x0 + y0 (size 0: no launch, no pool)", lambda: x0 + y0),
+        ("empty(1000)", lambda: gp.empty(1000)),
+        ("x.ndim (Python floor)", lambda: x.ndim),
+        ("x + 1.0", lambda: x + 1.0),
+        ("x > 0.5", lambda: x > 0.5),
+        ("maximum(0, x)", lambda: gp.maximum(0, x)),
+        ("where(x > 0.5, 1, 0) (two calls)", lambda: gp.where(x > 0.5, 1, 0)),
+        ("sin(x)", lambda: gp.sin(x)),
+    ]
+    for name, fn in rows:
+        print(f"{name:<40s} {stats_us(host_time(sync, fn, calls=20000, reps=5))}")
+
+
+def sincos_kernels():
+    import numpy as np
+    import gpuarr as gp
+    section("sincos_1e7 kernel by kernel (1e7 float64, 20 back to back)")
+    rng = np.random.default_rng(0)
+    x, y, z = (gp.asarray(rng.random(10 ** 7) + 0.5) for _ in range(3))
+    a, b = gp.sin(x), gp.cos(y)
+    n = 10 ** 7
+
+    def rate(s, nbytes):
+        return f"{nbytes / statistics.median(s) / 1e9:7.0f} GB/s"
+    for name, fn, nbytes in (("sin(x)", lambda: gp.sin(x), 16 * n), ("cos(y)", lambda: gp.cos(y), 16 * n),
+                             ("sqrt(z)", lambda: gp.sqrt(z), 16 * n),
+                             ("a / b", lambda: a / b, 24 * n), ("a + b", lambda: a + b, 24 * n),
+                             ("copy(x)", lambda: x.copy(), 16 * n),
+                             ("sin(x) + cos(y) / sqrt(z)", lambda: gp.sin(x) + gp.cos(y) / gp.sqrt(z),
+                              96 * n)):
+        s = event_time(gp, fn, runs=20, inner=20)
+        print(f"{name:<28s} {stats_us(s)} {rate(s, nbytes)}")
+    s = event_time(gp, lambda: gp.sin(x) + gp.cos(y) / gp.sqrt(z), runs=100)
+    print(f"sincos as the benchmark times it: {stats_us(s)}")
 
 
 def import_time():
@@ -201,8 +260,14 @@ def import_time():
         print(f"{cum:12d} | {self_:7d} | {name}")
 
 
+PARTS = {"where": where_breakdown, "harness": harness, "bench": bench_overhead,
+         "host": host_breakdown, "sincos": sincos_kernels, "import": import_time}
+
+
 def main():
-    for part in (where_breakdown, harness, bench_overhead, import_time):
+    names = sys.argv[1:] or list(PARTS)
+    for name in names:
+        part = PARTS[name]
         t0 = time.perf_counter()
         try:
             part()

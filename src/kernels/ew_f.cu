@@ -19,31 +19,52 @@ __global__ void k_where(int64_t n, ga_kshape sh, ga_ew_strides st, const bool *c
     }
 }
 
-// Contiguous operands: V elements a thread, 16-byte stores of the output
-// (the common where(x > t, 1, 0) writes 8-byte integers from 1-byte conditions).
+// Contiguous operands: each thread takes V elements (ga_ew_vec of the
+// 1-byte condition and T) as V / U units of U elements, U filling one
+// 16-byte access of T, and a block's units are interleaved (unit j of thread
+// t is unit j * blockDim + t of the block's tile), so each store of a warp
+// writes 512 contiguous bytes: the common where(x > t, 1, 0) takes 8 int64
+// a thread, four 2-byte condition loads and four 16-byte stores.  All the
+// units' loads are issued before the first store, and scalar operands are
+// spread into the registers of the loaded ones, so the select is one
+// branch-free instruction whatever the operands.  (Giving a thread V
+// contiguous elements instead makes each store instruction write half
+// sectors 64 bytes apart: twice as slow, src/kernels/dev/ew_bench.cu.)
 template <class T>
-__global__ void k_where_contig(int64_t n, const bool *cond, const T *x, const T *y, T *out,
-                               bool sc, T sx, T sy, int mask, int vec)
+__global__ void k_where_contig(int64_t n, const bool *__restrict__ cond, const T *__restrict__ x,
+                               const T *__restrict__ y, T *__restrict__ out, bool sc, T sx, T sy,
+                               int mask, int vec)
 {
-    constexpr int V = sizeof(T) >= 16 ? 1 : 16 / sizeof(T);
-    int64_t step = (int64_t)gridDim.x * blockDim.x * V;
-    for (int64_t base = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * V; base < n; base += step) {
-        if (vec && base + V <= n) {
-            ga_pack<bool, V> pc;
-            ga_pack<T, V> px, py, po;
-            if (!(mask & 1)) pc = *(const ga_pack<bool, V> *)(cond + base);
-            if (!(mask & 2)) px = *(const ga_pack<T, V> *)(x + base);
-            if (!(mask & 4)) py = *(const ga_pack<T, V> *)(y + base);
+    constexpr int V = ga_ew_vec(1, sizeof(T));
+    constexpr int U = ga_ew_access(sizeof(T), V) / sizeof(T);
+    constexpr int NU = V / U;
+    const int64_t tile = (int64_t)blockDim.x * V;
+    for (int64_t t0 = (int64_t)blockIdx.x * tile; t0 < n; t0 += (int64_t)gridDim.x * tile) {
+        if (vec && t0 + tile <= n) {
+            bool vc[NU][U];
+            T vx[NU][U], vy[NU][U];
 #pragma unroll
-            for (int k = 0; k < V; ++k) {
-                bool c = (mask & 1) ? sc : pc.v[k];
-                po.v[k] = c ? ((mask & 2) ? sx : px.v[k]) : ((mask & 4) ? sy : py.v[k]);
+            for (int j = 0; j < NU; ++j) {
+                int64_t i = t0 + ((int64_t)j * blockDim.x + threadIdx.x) * U;
+                ga_vload_or<U>(cond + i, mask & 1, sc, vc[j]);
+                ga_vload_or<U>(x + i, mask & 2, sx, vx[j]);
+                ga_vload_or<U>(y + i, mask & 4, sy, vy[j]);
             }
-            *(ga_pack<T, V> *)(out + base) = po;
+#pragma unroll
+            for (int j = 0; j < NU; ++j) {
+                T vo[U];
+#pragma unroll
+                for (int k = 0; k < U; ++k)
+                    vo[k] = vc[j][k] ? vx[j][k] : vy[j][k];
+                ga_vstore<U>(out + t0 + ((int64_t)j * blockDim.x + threadIdx.x) * U, vo);
+            }
         } else {
-            for (int64_t i = base; i < base + V && i < n; ++i) {
-                bool c = (mask & 1) ? sc : cond[i];
-                out[i] = c ? ((mask & 2) ? sx : x[i]) : ((mask & 4) ? sy : y[i]);
+            for (int j = 0; j < NU; ++j) {
+                int64_t u = t0 + ((int64_t)j * blockDim.x + threadIdx.x) * U;
+                for (int64_t i = u; i < u + U && i < n; ++i) {
+                    bool c = (mask & 1) ? sc : cond[i];
+                    out[i] = c ? ((mask & 2) ? sx : x[i]) : ((mask & 4) ? sy : y[i]);
+                }
             }
         }
     }
@@ -58,11 +79,12 @@ struct WhereLaunch {
         bool sc = ga_scalar_as<bool>(x->scalar[0]);
         T sx = ga_scalar_as<T>(x->scalar[1]), sy = ga_scalar_as<T>(x->scalar[2]);
         if (x->contiguous) {
-            constexpr int V = sizeof(T) >= 16 ? 1 : 16 / sizeof(T);
-            uintptr_t al = (uintptr_t)x->out % (sizeof(T) * V);
-            if (!(x->scalar_mask & 1)) al |= (uintptr_t)x->in[0] % V;
-            if (!(x->scalar_mask & 2)) al |= (uintptr_t)x->in[1] % (sizeof(T) * V);
-            if (!(x->scalar_mask & 4)) al |= (uintptr_t)x->in[2] % (sizeof(T) * V);
+            constexpr int V = ga_ew_vec(1, sizeof(T));
+            constexpr int U = ga_ew_access(sizeof(T), V) / sizeof(T);
+            uintptr_t al = ga_misaligned<U, T>(x->out);
+            if (!(x->scalar_mask & 1)) al |= ga_misaligned<U, bool>(x->in[0]);
+            if (!(x->scalar_mask & 2)) al |= ga_misaligned<U, T>(x->in[1]);
+            if (!(x->scalar_mask & 4)) al |= ga_misaligned<U, T>(x->in[2]);
             k_where_contig<T><<<ga_grid((x->n + V - 1) / V), GA_BLOCK, 0, stream>>>(
                 x->n, (const bool *)x->in[0], (const T *)x->in[1], (const T *)x->in[2], (T *)x->out,
                 sc, sx, sy, x->scalar_mask, al == 0);

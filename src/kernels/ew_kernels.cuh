@@ -2,9 +2,16 @@
 // strided) every loop of ufunc_table.h instantiates, and the per-group
 // launcher that maps loop ids to instantiations.
 //
-// Contiguous kernel: each thread takes V = 16/sizeof(T) consecutive elements
-// with one 16-byte load per operand when every pointer is aligned (decided
-// on the host, a run-time flag), else element by element.  Scalar operands
+// Contiguous kernel: each thread takes V consecutive elements, V chosen so
+// that the narrowest operand moves 16 bytes a thread (a float32 comparison:
+// 16 elements, four 16-byte loads of each input and one 16-byte store of the
+// bools), capped at 64 bytes of the widest operand (registers).  Every
+// operand moves in accesses of min(16, V * its size) bytes when every
+// pointer is aligned to its access size (decided on the host, a run-time
+// flag), else element by element.  The output is never wider than the
+// inputs, so it is one access a thread and a warp's store is contiguous;
+// the inputs' wider accesses are 64 bytes apart across a warp, and the
+// sectors each one leaves are read from L1 by the next.  Scalar operands
 // are kernel arguments broadcast in registers.
 #ifndef GA_EW_KERNELS_CUH
 #define GA_EW_KERNELS_CUH
@@ -14,6 +21,72 @@
 
 template <class T, int V>
 struct alignas(sizeof(T) * V) ga_pack { T v[V]; };
+
+// Elements a thread takes when operands of sizes A and B (bytes) move
+// together: 16 bytes of the narrower, at most 64 bytes of the wider.
+__host__ __device__ constexpr int ga_ew_vec(int a, int b)
+{
+    int narrow = a < b ? a : b, wide = a < b ? b : a;
+    int v = narrow >= 16 ? 1 : 16 / narrow;
+    while (v > 1 && v * wide > 64)
+        v /= 2;
+    return v;
+}
+
+// Bytes of one access when V elements of `size` bytes move: the alignment
+// each pointer needs for the vector path.
+__host__ __device__ constexpr int ga_ew_access(int size, int v)
+{
+    return size * v < 16 ? size * v : (size >= 16 ? size : 16);
+}
+
+// V elements at p in accesses of ga_ew_access(sizeof(X), V) bytes.
+template <int V, class X>
+__device__ __forceinline__ void ga_vload(const X *__restrict__ p, X (&v)[V])
+{
+    constexpr int C = ga_ew_access(sizeof(X), V) / sizeof(X);
+#pragma unroll
+    for (int j = 0; j < V; j += C) {
+        ga_pack<X, C> q = *(const ga_pack<X, C> *)(p + j);
+#pragma unroll
+        for (int k = 0; k < C; ++k)
+            v[j + k] = q.v[k];
+    }
+}
+
+// ga_vload, or V copies of the scalar s when `scalar` is set (uniform).
+template <int V, class X>
+__device__ __forceinline__ void ga_vload_or(const X *__restrict__ p, int scalar, X s, X (&v)[V])
+{
+    if (scalar) {
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+            v[k] = s;
+    } else {
+        ga_vload<V>(p, v);
+    }
+}
+
+template <int V, class X>
+__device__ __forceinline__ void ga_vstore(X *__restrict__ p, const X (&v)[V])
+{
+    constexpr int C = ga_ew_access(sizeof(X), V) / sizeof(X);
+#pragma unroll
+    for (int j = 0; j < V; j += C) {
+        ga_pack<X, C> q;
+#pragma unroll
+        for (int k = 0; k < C; ++k)
+            q.v[k] = v[j + k];
+        *(ga_pack<X, C> *)(p + j) = q;
+    }
+}
+
+// 0 when `p` is aligned for V-element accesses of X (or unused).
+template <int V, class X>
+static inline uintptr_t ga_misaligned(const void *p)
+{
+    return p == nullptr ? 0 : (uintptr_t)p % ga_ew_access(sizeof(X), V);
+}
 
 template <class T>
 __host__ __device__ __forceinline__ T ga_scalar_as(const ga_kscalar &s)
@@ -36,20 +109,21 @@ __global__ void k_ew_contig(int64_t n, const T *__restrict__ a, const T *__restr
                             const T *__restrict__ c, O *__restrict__ out, T sa, T sb, T sc,
                             int mask, int vec)
 {
-    constexpr int V = sizeof(T) >= 16 ? 1 : 16 / sizeof(T);
+    constexpr int V = ga_ew_vec(sizeof(T), sizeof(O));
+    static_assert(sizeof(O) <= sizeof(T), "one output access a thread needs O no wider than T");
     int64_t step = (int64_t)gridDim.x * blockDim.x * V;
     for (int64_t base = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * V; base < n; base += step) {
         if (vec && base + V <= n) {
-            ga_pack<T, V> pa, pb, pc;
-            ga_pack<O, V> po;
-            if (!(mask & 1)) pa = *(const ga_pack<T, V> *)(a + base);
-            if (Op::nin > 1 && !(mask & 2)) pb = *(const ga_pack<T, V> *)(b + base);
-            if (Op::nin > 2 && !(mask & 4)) pc = *(const ga_pack<T, V> *)(c + base);
+            T va[V], vb[V], vc[V];
+            O vo[V];
+            if (!(mask & 1)) ga_vload<V>(a + base, va);
+            if (Op::nin > 1 && !(mask & 2)) ga_vload<V>(b + base, vb);
+            if (Op::nin > 2 && !(mask & 4)) ga_vload<V>(c + base, vc);
 #pragma unroll
             for (int k = 0; k < V; ++k)
-                po.v[k] = ga_apply<Op, T, O>((mask & 1) ? sa : pa.v[k], (mask & 2) ? sb : pb.v[k],
-                                             (mask & 4) ? sc : pc.v[k]);
-            *(ga_pack<O, V> *)(out + base) = po;
+                vo[k] = ga_apply<Op, T, O>((mask & 1) ? sa : va[k], (mask & 2) ? sb : vb[k],
+                                           (mask & 4) ? sc : vc[k]);
+            ga_vstore<V>(out + base, vo);
         } else {
             for (int64_t i = base; i < base + V && i < n; ++i)
                 out[i] = ga_apply<Op, T, O>((mask & 1) ? sa : a[i],
@@ -101,10 +175,10 @@ cudaError_t ga_ew_launch(const ga_ew_args *x, cudaStream_t stream)
       sc = ga_scalar_as<T>(x->scalar[2]);
     if (x->n == 0) return cudaSuccess;
     if (x->contiguous) {
-        constexpr int V = sizeof(T) >= 16 ? 1 : 16 / sizeof(T);
-        uintptr_t al = (uintptr_t)x->out % (sizeof(O) * V);
+        constexpr int V = ga_ew_vec(sizeof(T), sizeof(O));
+        uintptr_t al = ga_misaligned<V, O>(x->out);
         for (int k = 0; k < Op::nin; ++k)
-            if (!(x->scalar_mask & (1 << k))) al |= (uintptr_t)x->in[k] % (sizeof(T) * V);
+            if (!(x->scalar_mask & (1 << k))) al |= ga_misaligned<V, T>(x->in[k]);
         int64_t work = (x->n + V - 1) / V;
         k_ew_contig<Op, T, O><<<ga_grid(work), GA_BLOCK, 0, stream>>>(
             x->n, (const T *)x->in[0], (const T *)x->in[1], (const T *)x->in[2], (O *)x->out,
