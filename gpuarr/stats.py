@@ -55,6 +55,10 @@ Differences from astropy:
   survivors of every clip (as with ``axis=None``); astropy's fast path uses
   the values inside each row's last bounds, which differ only when a later
   bound is looser than an earlier one.
+* With ``axis``, astropy (its per-row C code) computes in float64 whatever
+  the data type, so float32 bounds differ from it by a rounding; a row whose
+  values are all clipped keeps the bounds that clipped them, as astropy's
+  does (without ``axis`` the bounds become NaN, as astropy's do).
 """
 import math
 import operator
@@ -227,7 +231,7 @@ def _run(data, checked, axis, inclusive, final_stats=False):
     cen_median, std_mad, lower, upper, maxiters, std_ddof = checked
     flat, rowlen, moved_shape, axes, reduced = _layout(data, axis)
     state = _core._clip_run(flat, rowlen, lower, upper, maxiters, bool(inclusive), cen_median,
-                            std_mad, std_ddof, bool(final_stats), _PER_PASS)
+                            std_mad, std_ddof, bool(final_stats), _PER_PASS, axis is not None)
     return flat, rowlen, state, moved_shape, axes, reduced
 
 

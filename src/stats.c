@@ -71,11 +71,14 @@ clip_args(ga_clip_args *a, ga_array *data, int64_t nrows, ga_array *state, int i
 }
 
 /* _clip_run(data, rowlen, sigma_lower, sigma_upper, maxiters, inclusive,
- *           cen_median, std_mad, std_ddof, final_stats[, per_pass]) -> state
+ *           cen_median, std_mad, std_ddof, final_stats[, per_pass[,
+ *           keep_last]]) -> state
  * maxiters < 0: until convergence.  final_stats: make sure the mean,
- * median and std of the final survivors are computed.  A single long row
- * runs in one cooperative launch, or with per_pass (or where cooperative
- * launches are not supported) one launch per pass. */
+ * median and std of the final survivors are computed.  keep_last: a clip
+ * that empties a row ends it with its bounds (astropy with axis) instead
+ * of NaN bounds.  A single long row runs in one cooperative launch, or with
+ * per_pass (or where cooperative launches are not supported) one launch
+ * per pass. */
 static PyObject *
 py_clip_run(PyObject *self, PyObject *args)
 {
@@ -83,16 +86,16 @@ py_clip_run(PyObject *self, PyObject *args)
     Py_ssize_t rowlen;
     double sl, su;
     long long maxiters;
-    int inclusive, cen_median, std_mad, ddof, final_stats, per_pass = 0;
+    int inclusive, cen_median, std_mad, ddof, final_stats, per_pass = 0, keep_last = 0;
     cudaError_t err;
     int64_t nrows;
     void *scratch = NULL;
     size_t scratch_bytes = 0;
     cudaStream_t stream = ga_runtime_current_stream();
     ga_clip_args a;
-    if (!PyArg_ParseTuple(args, "O!nddLpppip|p", &GA_ArrayType, &data, &rowlen, &sl, &su,
+    if (!PyArg_ParseTuple(args, "O!nddLpppip|pp", &GA_ArrayType, &data, &rowlen, &sl, &su,
                           &maxiters, &inclusive, &cen_median, &std_mad, &ddof, &final_stats,
-                          &per_pass))
+                          &per_pass, &keep_last))
         return NULL;
     if (clip_check_data(data, rowlen, &nrows) < 0)
         return NULL;
@@ -108,6 +111,7 @@ py_clip_run(PyObject *self, PyObject *args)
     a.cen_median = cen_median;
     a.std_mad = std_mad;
     a.std_ddof = ddof;
+    a.keep_last = keep_last;
     a.maxiters = maxiters;
     int one_row = nrows == 1 && rowlen > GA_CLIP_ROW_KERNEL_MAX;
     if (one_row) {
@@ -274,7 +278,7 @@ fail:
 static PyMethodDef stats_functions[] = {
     {"_clip_run", py_clip_run, METH_VARARGS,
      "_clip_run(data, rowlen, sigma_lower, sigma_upper, maxiters, inclusive, cen_median, "
-     "std_mad, std_ddof, final_stats[, per_pass]) -> state"},
+     "std_mad, std_ddof, final_stats[, per_pass[, keep_last]]) -> state"},
     {"_clip_mask", py_clip_mask, METH_VARARGS,
      "_clip_mask(data, rowlen, state, inclusive, nan_fill) -> mask or NaN-filled copy"},
     {"_clip_compress", py_clip_compress, METH_VARARGS,

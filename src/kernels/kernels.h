@@ -730,6 +730,8 @@ typedef struct {
     int cen_median;             /* centre: 1 median, 0 mean */
     int std_mad;                /* spread: 1 MAD * 1.482602218505602, 0 standard deviation */
     int std_ddof;               /* delta degrees of freedom of the final std */
+    int keep_last;              /* a clip that empties a row ends it with its bounds
+                                 * (astropy with axis); 0: the next bounds are NaN */
     int64_t maxiters;           /* row kernel: at most this many clips, -1 until convergence */
     ga_clip_state *state;       /* device, nrows entries */
     void *scratch;              /* ga_clip_scratch_bytes() */

@@ -165,7 +165,7 @@ __device__ __forceinline__ void clip_visit(T x, bool valid, const ClipPass<T> &c
     if (!in)
         return;
     const K pre = key >> (c.dshift + c.width);
-    const unsigned int d = (unsigned int)(key >> c.dshift) & (CL_BINS - 1);
+    const unsigned int d = (unsigned int)(key >> c.dshift) & ((1u << c.width) - 1);
     if (pre == c.prefix[0])
         atomicAdd(hist + d, 1u);
     if (c.split && pre == c.prefix[1])
@@ -299,9 +299,11 @@ __device__ bool clip_after_moments(ga_clip_state &st, const ga_clip_args &a, Mom
     st.std = sqrt(st.m2 / (count - a.std_ddof));
     if (count == 0) {
         // Everything clipped: astropy's next bounds come from an empty
-        // array (NaN) and that iteration changes nothing.
+        // array (NaN) and that iteration changes nothing -- or, with
+        // keep_last (astropy's per-row path, axis given), the row ends with
+        // the bounds that emptied it.
         st.median = NAN;
-        if (!final) {
+        if (!final && !a.keep_last) {
             st.bound_lo = st.bound_hi = NAN;
             st.iterations++;
         }
