@@ -9,15 +9,16 @@ sigma_clipped_stats, and the lesson's kappa-sigma clipper.
 How it runs (src/stats.c, src/kernels/stats.cu): after every clip the
 survivors are the values inside one interval -- the intersection of all
 bounds so far -- so no iteration ever compacts the data.  Each iteration
-reads the data a few times: once for the count, mean and spread of the
-values inside the interval (float64 sums, shifted by the previous centre)
-and the first digit of their median, then twice more (float32; five more
-for float64) to finish a radix selection of the median restricted to the
-interval.  A large single array runs every iteration in one cooperative
-launch over the whole GPU (a grid-wide barrier after each pass); rows
-(``axis`` given) and small arrays run every iteration of a row inside one
-block, all rows in one launch.  The only synchronisation is the size of a
-compacted result (``masked=False`` without ``axis``, ``compressed()``).
+reads the data once for the count, mean and spread of the values inside
+the interval (float64 sums, shifted by the previous centre) and the median:
+a large single array runs every iteration in one cooperative launch over
+the whole GPU (a grid-wide barrier after each pass), where that same pass
+gathers the values near the last median, which usually hold the new one
+(else the median takes a radix histogram of the first digit and a pass
+gathering the few values left in its bin).  Rows (``axis`` given) and small
+arrays run every iteration of a row inside one block, all rows in one
+launch.  The only synchronisation is the size of a compacted result
+(``masked=False`` without ``axis``, ``compressed()``).
 
 Semantics.  ``sigma_clip`` follows astropy's documented behaviour for the
 arguments it shares: clipped values are those below ``centre - sigma_lower

@@ -14,14 +14,23 @@
 // data's own precision without fused multiply-adds, as NumPy forms
 // `med - 3 * std`.
 //
-// One row (axis=None) is spread over the whole GPU: each pass is a kernel
-// whose blocks histogram into shared memory and add the non-zero bins to a
-// global histogram; the last block to finish (a ticket) reduces the moment
-// partials in a fixed order, picks the digit, updates the row's state and
-// clears the histogram for the next pass.  Every pass first checks the
-// state's `done` flag, so the host can queue iterations ahead and those
-// after convergence cost only a launch.  Many rows (axis given, or a small
-// array) take one block per row and run every iteration inside one launch.
+// One row (axis=None) is spread over the whole GPU in one cooperative
+// launch (k_clip_grid): each pass is a scan of the data by every block and
+// a grid-wide barrier.  A median rarely needs all its digit passes there:
+// once the bins picked so far hold few values (at most 16 KB of them), one
+// pass gathers them and every block sorts out the two middle ones in
+// shared memory; and the moments pass of each iteration also gathers the
+// values around the last median (a bracket sized by what the last clip
+// removed), which usually hold the new one -- an iteration is then one
+// pass over the data.  Where cooperative launches are not available, one
+// kernel per digit pass (k_clip_pass): blocks histogram into shared memory
+// and add the non-zero bins to a global histogram; the last block to
+// finish (a ticket) reduces the moment partials in a fixed order, picks
+// the digit, updates the row's state and clears the histogram for the next
+// pass; every pass first checks the state's `done` flag, so the host can
+// queue iterations ahead and those after convergence cost only a launch.
+// Many rows (axis given, or a small array) take one block per row and run
+// every iteration inside one launch (k_clip_rows).
 #include "kernel_common.cuh"
 
 #include <cooperative_groups.h>
@@ -35,8 +44,9 @@ constexpr int CL_THREADS = 256;
 constexpr int CL_RADIX = 11;
 constexpr int CL_BINS = 1 << CL_RADIX;
 constexpr int CL_ITEMS = 8;
-constexpr int CL_TILE_ITEMS = 16;
-constexpr int64_t CL_TILE = (int64_t)CL_THREADS * CL_TILE_ITEMS;
+constexpr int CL_VITEMS = 4;
+constexpr int CL_TILE_ROWS = 16;
+constexpr int64_t CL_TILE = (int64_t)CL_THREADS * CL_TILE_ROWS;
 constexpr double CL_MAD_STD = 1.482602218505602;  // 1 / Phi^-1(3/4)
 
 // ============================== keys and arithmetic ========================
@@ -99,7 +109,11 @@ __device__ __forceinline__ bool clip_in(T x, T lo, T hi, int inclusive)
 
 // ============================== one pass over values =======================
 
-// What a pass needs to know, read from the state once per block.
+// What a pass needs to know, read from the state once per block.  The
+// grid kernel may also gather candidates: the values (|x - centre| in phase
+// 1) inside the interval whose keys lie in [klo, khi], appended to `cand`
+// (at most `cap`; *ncand counts them all), and with `bracket` count the
+// values below klo among the moments.
 template <class T>
 struct ClipPass {
     T lo, hi, centre;  // centre: of |x - centre| in phase 1 (the median)
@@ -107,6 +121,10 @@ struct ClipPass {
     int inclusive, phase, pass, moments, split;
     int dshift, width;
     typename ClipKey<T>::K prefix[2];
+    int hist, collect, bracket, cap;
+    typename ClipKey<T>::K klo, khi;
+    T *cand;
+    unsigned int *ncand;
 };
 
 template <class T>
@@ -126,44 +144,72 @@ __device__ ClipPass<T> clip_pass_of(const ga_clip_state &st, const ga_clip_args 
     c.prefix[1] = (typename ClipKey<T>::K)st.prefix[1];
     c.split = pass > 0 && st.prefix[0] != st.prefix[1];
     clip_digit<T>(pass, &c.dshift, &c.width);
+    c.hist = 1;
+    c.collect = c.bracket = c.cap = 0;
+    c.klo = c.khi = 0;
+    c.cand = nullptr;
+    c.ncand = nullptr;
     return c;
 }
 
+// below: values under the bracket (grid kernel)
 struct Moments {
-    double n, s1, s2;
+    double n, s1, s2, below;
 };
 
-// Count one value into the block's histograms (and moments).  Lanes that
-// take the same bin of the first digit add once (warp aggregation): that
-// digit is where the values crowd.
+// Append the lanes' values that `take` to the candidates: one atomic per
+// warp.
+template <class T>
+__device__ __forceinline__ void clip_gather(T y, bool take, const ClipPass<T> &c)
+{
+    const unsigned int active = __activemask();
+    const unsigned int want = __ballot_sync(active, take);
+    if (want == 0)
+        return;
+    const int lane = threadIdx.x & 31, leader = __ffs(want) - 1;
+    unsigned int at = 0;
+    if (lane == leader)
+        at = atomicAdd(c.ncand, (unsigned int)__popc(want));
+    at = __shfl_sync(active, at, leader) + __popc(want & ((1u << lane) - 1));
+    if (take && at < (unsigned int)c.cap)
+        c.cand[at] = y;
+}
+
+// Count one value into the block's histograms (and moments, candidates).
+// Plain shared-memory atomics, also for the first digit where the values
+// crowd: aggregating a warp's equal bins with __match_any_sync cost more
+// than the conflicts it saved (src/kernels/dev/clip_bench.cu: 34 us against
+// 15 us for a first pass over the 2048^2 sky on an H100).
 template <class T>
 __device__ __forceinline__ void clip_visit(T x, bool valid, const ClipPass<T> &c, Moments &m,
                                            unsigned int *hist)
 {
     using K = typename ClipKey<T>::K;
     const bool in = valid && clip_in(x, c.lo, c.hi, c.inclusive);
-    if (c.moments && in) {
-        const double d = (double)x - c.shift;
-        m.n += 1.0;
-        m.s1 += d;
-        m.s2 += d * d;
-    }
     T y = x;
     if (c.phase == 1) {
         y = ClipKey<T>::sub(x, c.centre);
         y = y < (T)0 ? -y : y;
     }
     const K key = ClipKey<T>::enc(y);
-    if (c.pass == 0) {
-        const unsigned int bin = in ? (unsigned int)(key >> c.dshift) : 0xffffffffu;
-        const unsigned int active = __activemask();
-        const unsigned int peers = __match_any_sync(active, bin);
-        if (in && (threadIdx.x & 31) == __ffs(peers) - 1)
-            atomicAdd(hist + bin, (unsigned int)__popc(peers));
-        return;
+    if (c.moments && in) {
+        const double d = (double)x - c.shift;
+        m.n += 1.0;
+        m.s1 += d;
+        m.s2 += d * d;
+        if (c.bracket && key < c.klo)
+            m.below += 1.0;
     }
+    if (c.collect)
+        clip_gather<T>(y, in && key >= c.klo && key <= c.khi, c);
+    if (!c.hist)
+        return;
     if (!in)
         return;
+    if (c.pass == 0) {
+        atomicAdd(hist + (unsigned int)(key >> c.dshift), 1u);
+        return;
+    }
     const K pre = key >> (c.dshift + c.width);
     const unsigned int d = (unsigned int)(key >> c.dshift) & ((1u << c.width) - 1);
     if (pre == c.prefix[0])
@@ -172,14 +218,48 @@ __device__ __forceinline__ void clip_visit(T x, bool valid, const ClipPass<T> &c
         atomicAdd(hist + CL_BINS + d, 1u);
 }
 
-// Values [begin, end) with the given thread start and stride: CL_ITEMS
-// independent loads in flight per thread, each of them coalesced over the
-// warp.
+// 16-byte loads of the data.
+template <class T> struct ClipVec;
+template <> struct ClipVec<float> {
+    using V = float4;
+    static constexpr int N = 4;
+    __device__ static void get(const V &v, float *e) { e[0] = v.x; e[1] = v.y; e[2] = v.z; e[3] = v.w; }
+};
+template <> struct ClipVec<double> {
+    using V = double2;
+    static constexpr int N = 2;
+    __device__ static void get(const V &v, double *e) { e[0] = v.x; e[1] = v.y; }
+};
+
+// Values [begin, end) with the given thread start and stride (in 16-byte
+// vectors where data + begin is 16-byte aligned, the last few values and
+// unaligned data one by one): CL_VITEMS vectors or CL_ITEMS values of
+// independent loads in flight per thread, each load coalesced over the warp.
 template <class T>
 __device__ void clip_scan_values(const T *data, int64_t begin, int64_t end, int64_t first,
                                  int64_t stride, const ClipPass<T> &c, Moments &m,
                                  unsigned int *hist)
 {
+    using Vec = ClipVec<T>;
+    if (((uintptr_t)(data + begin) & 15) == 0) {
+        const typename Vec::V *vec = (const typename Vec::V *)(data + begin);
+        const int64_t nv = (end - begin) / Vec::N;
+        for (int64_t base = first; base < nv; base += stride * CL_VITEMS) {
+            typename Vec::V w[CL_VITEMS];
+#pragma unroll
+            for (int k = 0; k < CL_VITEMS; ++k)
+                w[k] = base + k * stride < nv ? vec[base + k * stride] : typename Vec::V{};
+#pragma unroll
+            for (int k = 0; k < CL_VITEMS; ++k) {
+                T e[Vec::N];
+                Vec::get(w[k], e);
+#pragma unroll
+                for (int j = 0; j < Vec::N; ++j)
+                    clip_visit<T>(e[j], base + k * stride < nv, c, m, hist);
+            }
+        }
+        begin += nv * Vec::N;
+    }
     for (int64_t base = begin + first; base < end; base += stride * CL_ITEMS) {
         T v[CL_ITEMS];
 #pragma unroll
@@ -195,11 +275,12 @@ __device__ void clip_scan_values(const T *data, int64_t begin, int64_t end, int6
 
 __device__ Moments block_sum(Moments m)
 {
-    __shared__ double part[3][CL_THREADS / 32];
+    __shared__ double part[4][CL_THREADS / 32];
     for (int off = 16; off > 0; off >>= 1) {
         m.n += __shfl_down_sync(0xffffffffu, m.n, off);
         m.s1 += __shfl_down_sync(0xffffffffu, m.s1, off);
         m.s2 += __shfl_down_sync(0xffffffffu, m.s2, off);
+        m.below += __shfl_down_sync(0xffffffffu, m.below, off);
     }
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     __syncthreads();
@@ -207,14 +288,16 @@ __device__ Moments block_sum(Moments m)
         part[0][warp] = m.n;
         part[1][warp] = m.s1;
         part[2][warp] = m.s2;
+        part[3][warp] = m.below;
     }
     __syncthreads();
-    Moments r{0.0, 0.0, 0.0};
+    Moments r{0.0, 0.0, 0.0, 0.0};
     if (threadIdx.x == 0) {
         for (int w = 0; w < CL_THREADS / 32; ++w) {
             r.n += part[0][w];
             r.s1 += part[1][w];
             r.s2 += part[2][w];
+            r.below += part[3][w];
         }
     }
     return r;
@@ -225,12 +308,13 @@ __device__ Moments block_sum(Moments m)
 // thread 0 gets the total.
 __device__ Moments clip_sum_partials(const Moments *p, unsigned int n)
 {
-    Moments m{0.0, 0.0, 0.0};
+    Moments m{0.0, 0.0, 0.0, 0.0};
     for (unsigned int b = threadIdx.x; b < n; b += blockDim.x) {
         const double *q = (const double *)(p + b);
         m.n += __ldcg(q);
         m.s1 += __ldcg(q + 1);
         m.s2 += __ldcg(q + 2);
+        m.below += __ldcg(q + 3);
     }
     return block_sum(m);
 }
@@ -244,15 +328,16 @@ __device__ __forceinline__ long long hist_load(const unsigned long long *p)
 }
 
 // The bin of a histogram holding the element of rank `rank` (0-based):
-// every thread gets the bin and the count of elements in lower bins.  Whole
-// block; C is the counter type (shared uint32 or global uint64).
+// every thread gets the bin, the count of elements in lower bins and in the
+// bin.  Whole block; C is the counter type (shared uint32 or global uint64).
 template <class C>
-__device__ void block_select(const C *hist, int nbins, int64_t rank, int *bin, int64_t *below)
+__device__ void block_select(const C *hist, int nbins, int64_t rank, int *bin, int64_t *below,
+                             int64_t *count)
 {
     using Scan = cub::BlockScan<long long, CL_THREADS>;
     __shared__ typename Scan::TempStorage tmp;
     __shared__ int s_bin;
-    __shared__ long long s_below;
+    __shared__ long long s_below, s_count;
     constexpr int PER = CL_BINS / CL_THREADS;
     long long c[PER], sum = 0;
     const int first = threadIdx.x * PER;
@@ -266,7 +351,7 @@ __device__ void block_select(const C *hist, int nbins, int64_t rank, int *bin, i
     Scan(tmp).ExclusiveSum(sum, before);
     if (threadIdx.x == 0) {
         s_bin = nbins - 1;
-        s_below = 0;
+        s_below = s_count = 0;
     }
     __syncthreads();
     if (rank >= before && rank < before + sum) {
@@ -275,6 +360,7 @@ __device__ void block_select(const C *hist, int nbins, int64_t rank, int *bin, i
             if (rank < before + c[k]) {
                 s_bin = first + k;
                 s_below = before;
+                s_count = c[k];
                 break;
             }
             before += c[k];
@@ -283,6 +369,7 @@ __device__ void block_select(const C *hist, int nbins, int64_t rank, int *bin, i
     __syncthreads();
     *bin = s_bin;
     *below = s_below;
+    *count = s_count;
 }
 
 // After the moments pass: record them, detect convergence.  Thread 0.
@@ -362,20 +449,25 @@ __device__ void clip_after_phase(ga_clip_state &st, const ga_clip_args &a, int p
 }
 
 // Pick this digit of both middle elements from the histograms (the second
-// middle has its own histogram once the prefixes differ).  Whole block.
+// middle has its own histogram once the prefixes differ); counts (thread 0,
+// if given) receives the number of elements in each picked bin.  Whole
+// block.
 template <class T, class C>
-__device__ void clip_pick(ga_clip_state &st, const C *hist, int pass)
+__device__ void clip_pick(ga_clip_state &st, const C *hist, int pass, int64_t *counts = nullptr)
 {
     int shift, width;
     clip_digit<T>(pass, &shift, &width);
     const bool split = pass > 0 && st.prefix[0] != st.prefix[1];
     for (int t = 0; t < 2; ++t) {
         int bin;
-        int64_t below;
-        block_select(hist + (t == 1 && split ? CL_BINS : 0), 1 << width, st.rank[t], &bin, &below);
+        int64_t below, count;
+        block_select(hist + (t == 1 && split ? CL_BINS : 0), 1 << width, st.rank[t], &bin, &below,
+                     &count);
         if (threadIdx.x == 0) {
             st.prefix[t] = (st.prefix[t] << width) | (uint64_t)bin;
             st.rank[t] -= below;
+            if (counts != nullptr)
+                counts[t] = count;
         }
         __syncthreads();
     }
@@ -403,13 +495,20 @@ __global__ void k_clip_init(ga_clip_args a)
 
 // Scratch of the one-row passes: hist[3][2][CL_BINS] (rotated by the
 // grid-wide kernel; the pass-per-launch path uses the first) |
-// partials[2][grid] | ticket | tile counts and offsets (compaction).
+// partials[2][grid] | ticket, ncand[3] | cand[2] (grid kernel) | tile
+// counts and offsets (compaction).
 constexpr int CL_HIST_BUFFERS = 3;
+
+// Candidates gathered by one pass of the grid kernel: CL_CAND_BYTES of
+// values (4096 float32, 2048 float64), sorted in shared memory by every
+// block after the pass.
+constexpr int CL_CAND_BYTES = 16384;
 
 struct ClipScratch {
     unsigned long long *hist;
     Moments *partials;
-    unsigned int *ticket;
+    unsigned int *ticket, *ncand;
+    void *cand;
     int64_t *tile_count, *tile_offset;
     __host__ __device__ static size_t round_up(size_t n) { return (n + 255) & ~(size_t)255; }
     __host__ __device__ static size_t hist_bytes()
@@ -423,7 +522,7 @@ struct ClipScratch {
     static size_t bytes(const ga_clip_args *a)
     {
         return hist_bytes() + round_up(2 * (size_t)a->grid * sizeof(Moments)) + 256 +
-               2 * round_up((size_t)tiles(a) * sizeof(int64_t));
+               2 * (size_t)CL_CAND_BYTES + 2 * round_up((size_t)tiles(a) * sizeof(int64_t));
     }
     __host__ __device__ ClipScratch(const ga_clip_args &a)
     {
@@ -433,7 +532,10 @@ struct ClipScratch {
         partials = (Moments *)c;
         c += round_up(2 * (size_t)a.grid * sizeof(Moments));
         ticket = (unsigned int *)c;
+        ncand = ticket + 1;
         c += 256;
+        cand = c;
+        c += 2 * (size_t)CL_CAND_BYTES;
         tile_count = (int64_t *)c;
         c += round_up((size_t)tiles(&a) * sizeof(int64_t));
         tile_offset = (int64_t *)c;
@@ -445,8 +547,8 @@ __global__ void k_clip_clear(ga_clip_args a)
     ClipScratch s(a);
     for (int k = threadIdx.x; k < CL_HIST_BUFFERS * 2 * CL_BINS; k += blockDim.x)
         s.hist[k] = 0;
-    if (threadIdx.x == 0)
-        *s.ticket = 0;
+    if (threadIdx.x <= CL_HIST_BUFFERS)
+        s.ticket[threadIdx.x] = 0;
 }
 
 // One digit pass of the single row over the whole grid.
@@ -468,7 +570,7 @@ k_clip_pass(ga_clip_args a, int phase, int pass, int final)
     if (st.done)
         return;
     const ClipPass<T> c = clip_pass_of<T>(st, a, phase, pass);
-    Moments m{0.0, 0.0, 0.0};
+    Moments m{0.0, 0.0, 0.0, 0.0};
     clip_scan_values<T>((const T *)a.data, 0, a.rowlen,
                         (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
                         (int64_t)gridDim.x * blockDim.x, c, m, hist);
@@ -510,28 +612,202 @@ k_clip_pass(ga_clip_args a, int phase, int pass, int final)
     }
 }
 
+// How the grid kernel finds a median: histogram passes over digits of the
+// keys, or one pass gathering the candidates of a key range [klo, khi]
+// (CL_COLLECT: the range of the bins picked so far, once they hold at most
+// the buffer's capacity; CL_BRACKET: a guess around the last median, made
+// by the moments pass, which also histograms the first digit in case the
+// guess misses).
+enum { CL_HIST = 0, CL_COLLECT = 1, CL_BRACKET = 2 };
+
+// Middle candidates resolved by sorting when their bins hold at most this
+// many (else every candidate is sorted).
+constexpr int CL_FEW = 256;
+
+template <class K>
+struct ClipSelect {
+    int mode, pass, done, nfew;
+    K klo, khi;
+    int64_t below;    // values of the interval with keys under klo
+    int64_t count[2]; // values in the bins just picked
+    int bracket;      // bk_lo, bk_hi: the guess for the next median
+    K bk_lo, bk_hi;
+};
+
+// Sort n keys in shared memory (n a power of two, unused places ~0):
+// bitonic network, the pairs of each step spread over the block.  Whole
+// block.
+template <class K>
+__device__ void block_sort_keys(K *keys, int n)
+{
+    for (int k = 2; k <= n; k <<= 1) {
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            for (int p = threadIdx.x; p < n / 2; p += blockDim.x) {
+                const int i = ((p & ~(j - 1)) << 1) | (p & (j - 1));
+                const K x = keys[i], y = keys[i | j];
+                if ((x > y) == ((i & k) == 0)) {
+                    keys[i] = y;
+                    keys[i | j] = x;
+                }
+            }
+            __syncthreads();
+        }
+    }
+}
+
+template <class K>
+__device__ void block_pad_keys(K *keys, int n, int *size)
+{
+    int p = 1;
+    while (p < n)
+        p <<= 1;
+    for (int i = n + threadIdx.x; i < p; i += blockDim.x)
+        keys[i] = ~(K)0;
+    *size = p;
+    __syncthreads();
+}
+
+// The two middle elements from the n gathered candidates (keys in [klo,
+// khi]), `below` values of the interval lying under them.  The keys go to
+// shared memory and into CL_BINS bins of equal key width over [klo, khi];
+// the bins holding ranks (count - 1) / 2 - below and count / 2 - below are
+// picked as in the histogram passes, and their few keys sorted (when many
+// keys share a bin, all of them are).  After the median of the survivors
+// (phase 0), bracket the next one: the bins holding the candidates h ranks
+// either side of the middle, h = half the values the last clip removed
+// (the next clip is expected to remove fewer, and a median moves by at
+// most half of what a clip removes) plus 16, at least 64 and at most what
+// the buffer holds less CL_BINS / 8; where the candidates end first, the
+// bracket goes on past [klo, khi] as far as the missing ranks would take
+// at the keys' density inside it.  A guess only: a pass that finds the
+// median outside, or too many values inside, falls back to histograms.
+// Whole block; hist: 2 * CL_BINS counters, 16-byte aligned.
+template <class T>
+__device__ void clip_pick_candidates(ga_clip_state &st, ClipSelect<typename ClipKey<T>::K> &sel,
+                                     const T *cand, int n, int64_t below,
+                                     typename ClipKey<T>::K *keys, unsigned int *hist, int phase)
+{
+    using K = typename ClipKey<T>::K;
+    constexpr int64_t HMAX = CL_CAND_BYTES / (int)sizeof(T) / 2 - CL_BINS / 8;
+    K *few = (K *)(hist + CL_BINS);  // CL_FEW keys in the second half
+    const K span = sel.khi - sel.klo;
+    int shift = 0;
+    while ((span >> shift) >= (K)CL_BINS)
+        ++shift;
+    for (int k = threadIdx.x; k < CL_BINS; k += blockDim.x)
+        hist[k] = 0;
+    if (threadIdx.x == 0)
+        sel.nfew = 0;
+    __syncthreads();
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        const K key = ClipKey<T>::enc(__ldcg(cand + i));
+        keys[i] = key;
+        atomicAdd(hist + (unsigned int)((key - sel.klo) >> shift), 1u);
+    }
+    __syncthreads();
+    const int64_t r0 = (st.count - 1) / 2 - below, r1 = st.count / 2 - below;
+    int b0, b1;
+    int64_t u0, u1, c0, c1;
+    block_select(hist, CL_BINS, r0, &b0, &u0, &c0);
+    block_select(hist, CL_BINS, r1, &b1, &u1, &c1);
+    if (phase == 0) {
+        const int64_t removed = st.prev_count - st.count;
+        int64_t h = st.prev_count < 0 ? HMAX : removed / 2 + 16;
+        h = h < 64 ? 64 : (h > HMAX ? HMAX : h);
+        // Past the range's ends, keys as thinly spread as inside it.
+        const double width = ((double)span + 1.0) / (double)n;
+        const K top = ~(K)0;
+        K lo, hi;
+        int b;
+        int64_t u, c;
+        if (r0 - h >= 0) {
+            block_select(hist, CL_BINS, r0 - h, &b, &u, &c);
+            lo = sel.klo + ((K)b << shift);
+        } else {
+            const double ext = (double)(h - r0) * width;
+            lo = ext >= (double)sel.klo ? (K)0 : sel.klo - (K)ext;
+        }
+        if (r1 + h < n) {
+            block_select(hist, CL_BINS, r1 + h, &b, &u, &c);
+            const K off = (K)b << shift, rest = ((K)1 << shift) - 1;
+            hi = span - off > rest ? sel.klo + off + rest : sel.khi;
+        } else {
+            const double ext = (double)(r1 + h + 1 - n) * width;
+            hi = ext >= (double)(top - sel.khi) ? top : sel.khi + (K)ext;
+        }
+        if (threadIdx.x == 0) {
+            sel.bk_lo = lo;
+            sel.bk_hi = hi;
+            sel.bracket = 1;
+        }
+    }
+    // b1 is b0 or the next non-empty bin: no value lies between the middles
+    const int64_t m = b1 == b0 ? c0 : c0 + c1;
+    if (shift == 0) {
+        if (threadIdx.x == 0) {
+            st.prefix[0] = sel.klo + (K)b0;
+            st.prefix[1] = sel.klo + (K)b1;
+        }
+    } else if (m <= CL_FEW) {
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            const int bin = (int)((keys[i] - sel.klo) >> shift);
+            if (bin >= b0 && bin <= b1)
+                few[atomicAdd(&sel.nfew, 1)] = keys[i];
+        }
+        __syncthreads();
+        int size;
+        block_pad_keys(few, (int)m, &size);
+        block_sort_keys(few, size);
+        if (threadIdx.x == 0) {
+            st.prefix[0] = few[r0 - u0];
+            st.prefix[1] = few[r1 - u0];
+        }
+    } else {
+        int size;
+        block_pad_keys(keys, n, &size);
+        block_sort_keys(keys, size);
+        if (threadIdx.x == 0) {
+            st.prefix[0] = keys[r0];
+            st.prefix[1] = keys[r1];
+        }
+    }
+    __syncthreads();
+}
+
 // The single row to the end in one cooperative launch: every pass is a
 // scan of the whole grid followed by a grid-wide barrier, after which every
-// block reads the summed histogram and partial moments and updates its own
-// copy of the state -- the same numbers in the same order, so all copies
-// agree and every block takes the same branches (and barriers).  Pass q
-// adds into histogram q % 3 and partials q % 2: a buffer is rewritten only
-// after every block has passed the barrier that ends its readers, and
-// block 0 clears the histogram of pass q + 1 during pass q.  No launch, no
-// host synchronisation between iterations.
+// block reads the summed histogram, partial moments and gathered candidates
+// and updates its own copy of the state -- the same numbers in the same
+// order, so all copies agree and every block takes the same branches (and
+// barriers).  Pass q adds into histogram and candidate count q % 3,
+// candidates q % 2 and partials q % 2: a buffer is rewritten only after
+// every block has passed the barrier that ends its readers, and block 0
+// clears the histogram and count of pass q + 1 during pass q.  No launch,
+// no host synchronisation between iterations.
+//
+// A median takes one pass when the last one's bracket holds it (the
+// moments pass gathers the bracket), else a histogram of the first digit
+// (made by that same pass) and more digits until the picked bins hold few
+// enough values to gather in one more pass.
 template <class T>
-__global__ void __launch_bounds__(CL_THREADS) k_clip_grid(ga_clip_args a, int final_stats)
+__global__ void __launch_bounds__(CL_THREADS, 2) k_clip_grid(ga_clip_args a, int final_stats)
 {
-    __shared__ ga_clip_state st;
-    __shared__ unsigned int hist[2 * CL_BINS];
-    __shared__ bool stop;
+    using K = typename ClipKey<T>::K;
     constexpr int NP = clip_passes<T>();
+    constexpr int CAP = CL_CAND_BYTES / (int)sizeof(T);
+    __shared__ ga_clip_state st;
+    __shared__ __align__(16) unsigned int hist[2 * CL_BINS];
+    __shared__ K keys[CAP];
+    __shared__ ClipSelect<K> sel;
+    __shared__ bool stop;
     cg::grid_group grid = cg::this_grid();
     ClipScratch s(a);
     const int64_t first = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
         st = *a.state;
+        sel.bracket = 0;
+    }
     __syncthreads();
     unsigned int round = 0;
     for (int final = 0; final <= final_stats; ++final) {
@@ -542,47 +818,104 @@ __global__ void __launch_bounds__(CL_THREADS) k_clip_grid(ga_clip_args a, int fi
             if (stop)
                 break;
             const int phases = !final && a.std_mad ? 2 : 1;
-            for (int phase = 0; phase < phases && !stop; ++phase) {
-                for (int pass = 0; pass < NP && !stop; ++pass) {
+            for (int phase = 0; phase < phases; ++phase) {
+                if (threadIdx.x == 0) {
+                    sel.mode = phase == 0 && sel.bracket ? CL_BRACKET : CL_HIST;
+                    sel.klo = sel.bk_lo;
+                    sel.khi = sel.bk_hi;
+                    sel.pass = sel.done = 0;
+                    if (phase == 0)
+                        sel.bracket = 0;
+                }
+                __syncthreads();
+                for (;;) {
                     const unsigned int q = round++;
-                    const ClipPass<T> c = clip_pass_of<T>(st, a, phase, pass);
+                    ClipPass<T> c = clip_pass_of<T>(st, a, phase, sel.pass);
+                    c.hist = sel.mode != CL_COLLECT;
+                    c.collect = sel.mode != CL_HIST;
+                    c.bracket = sel.mode == CL_BRACKET;
+                    c.klo = sel.klo;
+                    c.khi = sel.khi;
+                    c.cap = CAP;
+                    c.cand = (T *)s.cand + (size_t)(q & 1) * CAP;
+                    c.ncand = s.ncand + q % CL_HIST_BUFFERS;
                     unsigned long long *gh = s.hist + (size_t)(q % CL_HIST_BUFFERS) * 2 * CL_BINS;
                     Moments *gp = s.partials + (size_t)(q & 1) * a.grid;
-                    for (int k = threadIdx.x; k < 2 * CL_BINS; k += blockDim.x)
-                        hist[k] = 0;
+                    if (c.hist)
+                        for (int k = threadIdx.x; k < 2 * CL_BINS; k += blockDim.x)
+                            hist[k] = 0;
                     if (blockIdx.x == 0) {
                         unsigned long long *next =
                             s.hist + (size_t)((q + 1) % CL_HIST_BUFFERS) * 2 * CL_BINS;
                         for (int k = threadIdx.x; k < 2 * CL_BINS; k += blockDim.x)
                             next[k] = 0;
+                        if (threadIdx.x == 0)
+                            s.ncand[(q + 1) % CL_HIST_BUFFERS] = 0;
                     }
                     __syncthreads();
-                    Moments m{0.0, 0.0, 0.0};
+                    Moments m{0.0, 0.0, 0.0, 0.0};
                     clip_scan_values<T>((const T *)a.data, 0, a.rowlen, first, stride, c, m,
                                         hist);
                     if (c.moments)
                         m = block_sum(m);
                     __syncthreads();
-                    const int nb = c.split ? 2 * CL_BINS : CL_BINS;
-                    for (int k = threadIdx.x; k < nb; k += blockDim.x)
-                        if (hist[k])
-                            atomicAdd(gh + k, (unsigned long long)hist[k]);
+                    if (c.hist) {
+                        const int nb = c.split ? 2 * CL_BINS : CL_BINS;
+                        for (int k = threadIdx.x; k < nb; k += blockDim.x)
+                            if (hist[k])
+                                atomicAdd(gh + k, (unsigned long long)hist[k]);
+                    }
                     if (threadIdx.x == 0 && c.moments)
                         gp[blockIdx.x] = m;
                     grid.sync();
                     if (c.moments) {
                         const Moments t = clip_sum_partials(gp, gridDim.x);
-                        if (threadIdx.x == 0)
+                        if (threadIdx.x == 0) {
                             stop = clip_after_moments(st, a, t, final);
+                            if (c.bracket)
+                                sel.below = (int64_t)t.below;
+                        }
                         __syncthreads();
                         if (stop)
                             break;
                     }
-                    clip_pick<T>(st, gh, pass);
-                    if (threadIdx.x == 0 && pass == NP - 1)
-                        clip_after_phase<T>(st, a, phase, final);
+                    if (c.collect) {
+                        const int64_t n = (int64_t)__ldcg(c.ncand);
+                        if (n <= CAP && sel.below <= (st.count - 1) / 2 &&
+                            st.count / 2 < sel.below + n) {
+                            clip_pick_candidates<T>(st, sel, c.cand, (int)n, sel.below, keys,
+                                                    hist, phase);
+                            break;
+                        }
+                    }
+                    clip_pick<T>(st, gh, sel.pass, sel.count);
+                    if (threadIdx.x == 0) {
+                        if (sel.pass == NP - 1) {
+                            sel.done = 1;
+                        } else {
+                            int shift, width;
+                            clip_digit<T>(sel.pass, &shift, &width);
+                            const bool split = st.prefix[0] != st.prefix[1];
+                            sel.pass++;
+                            sel.mode = CL_HIST;
+                            if (sel.count[0] + (split ? sel.count[1] : 0) <= CAP) {
+                                sel.mode = CL_COLLECT;
+                                sel.klo = (K)(st.prefix[0] << shift);
+                                sel.khi = (K)((st.prefix[1] << shift) |
+                                              (((uint64_t)1 << shift) - 1));
+                                sel.below = (st.count - 1) / 2 - st.rank[0];
+                            }
+                        }
+                    }
                     __syncthreads();
+                    if (sel.done)
+                        break;
                 }
+                if (stop)
+                    break;
+                if (threadIdx.x == 0)
+                    clip_after_phase<T>(st, a, phase, final);
+                __syncthreads();
             }
             if (final)
                 break;
@@ -619,7 +952,7 @@ __global__ void __launch_bounds__(CL_THREADS) k_clip_rows(ga_clip_args a)
                         for (int k = threadIdx.x; k < 2 * CL_BINS; k += blockDim.x)
                             hist[k] = 0;
                         __syncthreads();
-                        Moments m{0.0, 0.0, 0.0};
+                        Moments m{0.0, 0.0, 0.0, 0.0};
                         clip_scan_values<T>(row, 0, a.rowlen, threadIdx.x, blockDim.x, c, m, hist);
                         __syncthreads();
                         if (c.moments) {
@@ -668,26 +1001,35 @@ __global__ void k_clip_mask(ga_clip_args a, int nan_fill, void *out)
 }
 
 // Compaction of the one row's survivors, in order: per-tile counts, the
-// last tile scanning them into offsets.
+// last tile scanning them into offsets, then the copy.  Each warp owns
+// CL_TILE_ROWS rows of 32 consecutive values of its tile, so loads and
+// stores are coalesced and a ballot counts a row.
 // Survivors: inside the interval (every clip so far), or with use_bounds
 // finite and inside the last bounds (the values a mask leaves).
 template <class T>
-__device__ int clip_tile_flags(const ga_clip_args &a, const ga_clip_state &st, int use_bounds,
-                               bool *f)
+__device__ unsigned int clip_tile_rows(const ga_clip_args &a, const ga_clip_state &st,
+                                       int use_bounds, T *v, unsigned int *rows)
 {
     const T *data = (const T *)a.data;
-    const int64_t base = (int64_t)blockIdx.x * CL_TILE + (int64_t)threadIdx.x * CL_TILE_ITEMS;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t base = (int64_t)blockIdx.x * CL_TILE + (int64_t)warp * 32 * CL_TILE_ROWS + lane;
     const bool no_bounds = isnan(st.bound_lo) || isnan(st.bound_hi);
     const T lo = use_bounds ? (no_bounds ? -ClipKey<T>::maxval() : (T)st.bound_lo) : (T)st.lo;
     const T hi = use_bounds ? (no_bounds ? ClipKey<T>::maxval() : (T)st.bound_hi) : (T)st.hi;
     const int inclusive = use_bounds && no_bounds ? 1 : a.inclusive;
-    int c = 0;
 #pragma unroll
-    for (int k = 0; k < CL_TILE_ITEMS; ++k) {
-        f[k] = base + k < a.rowlen && clip_in(data[base + k], lo, hi, inclusive);
-        c += f[k];
+    for (int r = 0; r < CL_TILE_ROWS; ++r) {
+        const int64_t i = base + 32 * r;
+        v[r] = i < a.rowlen ? data[i] : (T)0;
     }
-    return c;
+    unsigned int count = 0;
+#pragma unroll
+    for (int r = 0; r < CL_TILE_ROWS; ++r) {
+        const int64_t i = base + 32 * r;
+        rows[r] = __ballot_sync(0xffffffffu, i < a.rowlen && clip_in(v[r], lo, hi, inclusive));
+        count += __popc(rows[r]);
+    }
+    return count;
 }
 
 template <class T>
@@ -696,13 +1038,20 @@ k_clip_count(ga_clip_args a, int use_bounds, int64_t *total)
 {
     using Scan = cub::BlockScan<long long, CL_THREADS>;
     __shared__ typename Scan::TempStorage tmp;
+    __shared__ unsigned int s_warp[CL_THREADS / 32];
     __shared__ bool last;
     ClipScratch s(a);
     const ga_clip_state st = *a.state;
-    bool f[CL_TILE_ITEMS];
-    long long c = clip_tile_flags<T>(a, st, use_bounds, f), before, sum;
-    Scan(tmp).ExclusiveSum(c, before, sum);
+    T v[CL_TILE_ROWS];
+    unsigned int rows[CL_TILE_ROWS];
+    const unsigned int c = clip_tile_rows<T>(a, st, use_bounds, v, rows);
+    if ((threadIdx.x & 31) == 0)
+        s_warp[threadIdx.x >> 5] = c;
+    __syncthreads();
     if (threadIdx.x == 0) {
+        long long sum = 0;
+        for (int w = 0; w < CL_THREADS / 32; ++w)
+            sum += s_warp[w];
         s.tile_count[blockIdx.x] = sum;
         __threadfence();
         last = atomicAdd(s.ticket, 1u) == gridDim.x - 1;
@@ -715,10 +1064,10 @@ k_clip_count(ga_clip_args a, int use_bounds, int64_t *total)
     long long carry = 0;
     for (int64_t start = 0; start < ntiles; start += CL_THREADS) {
         const int64_t t = start + threadIdx.x;
-        const long long v = t < ntiles ? (long long)__ldcg(s.tile_count + t) : 0;
+        const long long x = t < ntiles ? (long long)__ldcg(s.tile_count + t) : 0;
         long long b, chunk;
         __syncthreads();
-        Scan(tmp).ExclusiveSum(v, b, chunk);
+        Scan(tmp).ExclusiveSum(x, b, chunk);
         if (t < ntiles)
             s.tile_offset[t] = carry + b;
         carry += chunk;
@@ -733,20 +1082,26 @@ template <class T>
 __global__ void __launch_bounds__(CL_THREADS)
 k_clip_compact(ga_clip_args a, int use_bounds, T *out)
 {
-    using Scan = cub::BlockScan<long long, CL_THREADS>;
-    __shared__ typename Scan::TempStorage tmp;
+    __shared__ unsigned int s_warp[CL_THREADS / 32];
     ClipScratch s(a);
     const ga_clip_state st = *a.state;
-    bool f[CL_TILE_ITEMS];
-    long long c = clip_tile_flags<T>(a, st, use_bounds, f), before;
-    Scan(tmp).ExclusiveSum(c, before);
-    int64_t o = s.tile_offset[blockIdx.x] + before;
-    const T *data = (const T *)a.data;
-    const int64_t base = (int64_t)blockIdx.x * CL_TILE + (int64_t)threadIdx.x * CL_TILE_ITEMS;
+    T v[CL_TILE_ROWS];
+    unsigned int rows[CL_TILE_ROWS];
+    const unsigned int c = clip_tile_rows<T>(a, st, use_bounds, v, rows);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0)
+        s_warp[warp] = c;
+    __syncthreads();
+    int64_t at = s.tile_offset[blockIdx.x];
+    for (int w = 0; w < warp; ++w)
+        at += s_warp[w];
+    const unsigned int lower = (1u << lane) - 1u;
 #pragma unroll
-    for (int k = 0; k < CL_TILE_ITEMS; ++k)
-        if (f[k])
-            out[o++] = data[base + k];
+    for (int r = 0; r < CL_TILE_ROWS; ++r) {
+        if ((rows[r] >> lane) & 1u)
+            out[at + __popc(rows[r] & lower)] = v[r];
+        at += __popc(rows[r]);
+    }
 }
 
 template <class T>
