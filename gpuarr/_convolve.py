@@ -5,9 +5,10 @@ what gpuarr.scipy.signal and gpuarr.scipy.ndimage share.
 are NumPy's 1-d functions (also reached as ``np.convolve(dev, dev)`` through
 ``__array_function__``), each one C call (src/convolve.c): NumPy's result
 dtype, lengths and lags, either input the longer, computed directly on the
-device by the line kernel (src/kernels/convolve.cu): a block stages a stretch
-of the signal in shared memory and each thread slides a window of 8 outputs
-along it, reading the taps through the read-only cache.  There is no FFT
+device by the line kernel (src/kernels/convolve.cu): each warp stages a
+stretch of the signal in shared memory (for filters up to 64 taps; a block
+does for longer ones) and each thread slides a window of 8 outputs along
+it, reading the taps through the read-only cache.  There is no FFT
 path: for the filters these functions meet (tens of taps) the direct sum is
 memory bound and faster than three FFTs.  Bool and integer inputs are
 computed in wrapping int64 (exact, as NumPy), float16 in float32.
@@ -18,8 +19,11 @@ with X the input extended past its edges by one of the modes below and the
 taps optionally reversed (a convolution).  The SciPy modules turn their
 arguments into the output shape and the offsets; the C planner merges the
 axes that are not filtered and picks the line kernel (filtering along the
-contiguous axis) or the tile kernel (2-d planes in shared memory, leading
-axes looped inside the kernel).
+contiguous axis), the column kernel (one filtered outer axis) or the tile
+kernel (2-d planes in shared memory, leading axes looped inside the kernel);
+a 2-d float filter that factors as an outer product u v^T (a Gaussian) is
+found so on the device and computed in a horizontal and a vertical pass, the
+choice made there without a copy of the filter to the host.
 """
 import numbers
 

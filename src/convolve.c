@@ -20,7 +20,10 @@
  *    anything else runs the tile kernel on the last two merged axes,
  *    looping the leading ones inside the kernel (convolve2d, N-d
  *    correlate).  Shared memory stays within 48 KiB by staging long
- *    filters in balanced chunks.
+ *    filters in balanced chunks.  A 2-d float filter of up to 24 x 24
+ *    taps with enough work also launches the separable kernel and a small
+ *    kernel that factors the taps: the device decides which of the two
+ *    computes (sep_wanted), so no copy of the filter reaches the host.
  * 3. Inputs are cast to the compute type (float32, float64, int64 --
  *    complex for the line kernel) and made C-contiguous only when they are
  *    not already; the result is written in place when `out` is a
@@ -101,17 +104,22 @@ chunk_of(int64_t k, int64_t cap)
 }
 
 /* A line launch over `rows` lines for elements of `itemsize` bytes. */
-#define LINE_DIRECT_K 64     /* the direct line variant takes filters up to this long */
+#define LINE_WARP_K 64       /* the warp line variant takes filters up to this long */
+#define LINE_WARP_TILES 4    /* tiles a warp of the warp variant takes (see its kernel) */
 
-/* Which line variant: direct for short filters unless GPUARR_CONV_LINE=smem
- * (a switch for tools/probe_convolve.py to compare the two; temporary). */
+/* Whether the warp line variant runs a filter of k taps: up to LINE_WARP_K
+ * taps when its two slots a warp fit the shared memory of a block (not for
+ * complex128), unless GPUARR_CONV_LINE=smem (a switch for
+ * tools/probe_convolve.py to compare it with the block-staged variant;
+ * temporary). */
 static int
-line_direct_wanted(int64_t k)
+line_warp_wanted(int64_t k, int itemsize)
 {
     const char *v = getenv("GPUARR_CONV_LINE");
     if (v != NULL && strcmp(v, "smem") == 0)
         return 0;
-    return k <= LINE_DIRECT_K;
+    return k <= LINE_WARP_K &&
+           2 * GA_CONV_LINE_WARPS * ga_conv_line_slot(32, (int32_t)k) * itemsize <= CONV_SMEM_MAX;
 }
 
 static void
@@ -125,8 +133,9 @@ plan_line(ga_conv_line *p, int64_t rows, const ga_conv_axis *ax, int itemsize)
     while (bx < 256 && bx < need)
         bx *= 2;
     p->bx = bx;
-    if (line_direct_wanted(ax->k)) {
-        p->direct = 1;
+    if (line_warp_wanted(ax->k, itemsize)) {
+        p->warp = LINE_WARP_TILES;
+        p->bx = 32;
         p->by = 1;
         p->kchunk = (int)ax->k;
         return;
@@ -279,10 +288,41 @@ check_blocks(const conv_plan *plan)
     return 0;
 }
 
+/* Whether a tile plan also launches the separable kernel (the device then
+ * decides which of the two runs): a 2-d float filter of at least 2 x 2 taps
+ * staged in one chunk, with enough work that kh*kw multiply-adds an output
+ * outweigh two more launches (about 2^25 of them, ~2 us of FP64 work).
+ * GPUARR_CONV_SEP=0 turns it off (for tools/probe_convolve.py;
+ * temporary). */
+#define SEP_MIN_WORK ((int64_t)1 << 25)
+static int
+sep_wanted(const conv_plan *plan, int type)
+{
+    const ga_conv_tile *t = &plan->t;
+    const char *v = getenv("GPUARR_CONV_SEP");
+    if (v != NULL && strcmp(v, "0") == 0)
+        return 0;
+    return plan->kind == PLAN_TILE && (type == GA_FLOAT32 || type == GA_FLOAT64) &&
+           t->nouter == 0 && t->h.k >= 2 && t->w.k >= 2 && t->h.k <= GA_CONV_SEP_K &&
+           t->w.k <= GA_CONV_SEP_K && t->kh_chunk == t->h.k && t->kw_chunk == t->w.k &&
+           t->h.n_out * t->w.n_out * t->h.k * t->w.k >= SEP_MIN_WORK;
+}
+
 static int
 launch_plan(const conv_plan *plan, int type, const ga_array *x, const ga_array *w, ga_array *out)
 {
     cudaStream_t stream = ga_runtime_current_stream();
+    ga_array *fac = NULL;
+    if (sep_wanted(plan, type)) {
+        /* flag, u, v: written and read on the device only */
+        npy_intp n = 1 + (npy_intp)(plan->t.h.k + plan->t.w.k);
+        if ((fac = ga_array_empty(1, &n, ga_dtype_from_code(type), 0, out->device)) == NULL)
+            return -1;
+        GA_LAUNCH_TRY(ga_launch_conv_tile_sep((ga_type)type, &plan->t, x->data, w->data,
+                                              fac->data, out->data, stream), stream);
+        Py_DECREF(fac);
+        return 0;
+    }
     if (plan->kind == PLAN_LINE)
         GA_LAUNCH_TRY(ga_launch_conv_line((ga_type)type, &plan->l, x->data, w->data, out->data,
                                           stream), stream);
@@ -294,6 +334,7 @@ launch_plan(const conv_plan *plan, int type, const ga_array *x, const ga_array *
                                           stream), stream);
     return 0;
 fail:
+    Py_XDECREF(fac);
     return -1;
 }
 
@@ -784,7 +825,7 @@ parse_dims(PyObject *obj, npy_intp *dims, int ndim, const char *what)
 }
 
 /* _correlate_plan(x_shape, w_shape, out_shape, offsets, itemsize) ->
- * ("line", rows, axis, bx, by, kchunk, direct),
+ * ("line", rows, axis, bx, by, kchunk, "warp" or "smem"),
  * ("cols", outer, h axis, cols, run, vec) or
  * ("tile", [outer axes], h axis, w axis, kh_chunk, kw_chunk),
  * an axis being (n_in, n_out, k, off): the launch _correlate would make. */
@@ -810,8 +851,9 @@ py_correlate_plan(PyObject *self, PyObject *args)
     if (plan_correlation(ndim, x_shape, w_shape, out_shape, off, itemsize, &plan) < 0)
         return NULL;
     if (plan.kind == PLAN_LINE)
-        return Py_BuildValue("(sLNiiii)", "line", (long long)plan.l.rows, axis_tuple(&plan.l.ax),
-                             plan.l.bx, plan.l.by, plan.l.kchunk, plan.l.direct);
+        return Py_BuildValue("(sLNiiis)", "line", (long long)plan.l.rows, axis_tuple(&plan.l.ax),
+                             plan.l.bx, plan.l.by, plan.l.kchunk,
+                             plan.l.warp ? "warp" : "smem");
     if (plan.kind == PLAN_COLS)
         return Py_BuildValue("(sLNLii)", "cols", (long long)plan.c.outer, axis_tuple(&plan.c.h),
                              (long long)plan.c.cols, plan.c.run, plan.c.vec);
@@ -834,13 +876,15 @@ static PyMethodDef convolve_functions[] = {
     {"convolve", (PyCFunction)(void (*)(void))py_convolve, METH_VARARGS | METH_KEYWORDS,
      "convolve(a, v, mode='full')\n\nNumPy's discrete linear convolution of two 1-d device "
      "arrays: modes 'full', 'same', 'valid' (or 2, 1, 0), NumPy's result dtype, either input "
-     "the longer.  Computed directly on the device (no FFT): a shared-memory line kernel, "
-     "each thread sliding a window of 8 outputs; bool and integer inputs in wrapping int64 "
+     "the longer.  Computed directly on the device (no FFT): a shared-memory line kernel "
+     "(one tile a warp), each thread sliding a window of 8 outputs; bool and integer inputs "
+     "in wrapping int64 "
      "(exact, as NumPy), float16 in float32."},
     {"correlate", (PyCFunction)(void (*)(void))py_correlate, METH_VARARGS | METH_KEYWORDS,
      "correlate(a, v, mode='valid')\n\nNumPy's cross-correlation of two 1-d device arrays, "
      "c[k] = sum_n a[n+k] * conj(v[n]), with NumPy's modes, lags and result dtype; computed "
-     "directly as convolve is."},
+     "directly as convolve is.  As NumPy's, 0-d inputs are a ValueError (convolve takes them "
+     "as one element)."},
     {"_correlate", (PyCFunction)(void (*)(void))py_correlate_nd, METH_VARARGS | METH_KEYWORDS,
      "_correlate(x, w, out, offsets, mode, cval, flip, ctype, divisor=0.0): out[p] = "
      "sum_q w[q] X[p + q + offsets] (the engine under gpuarr.scipy)."},

@@ -103,6 +103,25 @@ def test_nd_filters_axes(backend, rng, name):
         same(backend, getattr(ndimage, name), getattr(ndi, name), x, w, axes=axes, mode="wrap")
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["correlate", "convolve"])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
+def test_separable_weights_every_mode(rng, name, dtype):
+    """2-d weights that factor as u v^T on an image big enough for the
+    separable kernel (chosen on the device): every mode, cval and origins,
+    as the general kernel gives them."""
+    import gpuarr
+    x = rand(rng, (1000, 900), dtype)
+    u, v = rng.standard_normal(13), rng.standard_normal(10)
+    w = np.outer(u, v).astype(dtype)
+    for mode in MODES:
+        for origin in (0, (-3, 2)):
+            want = getattr(ndi, name)(x, w, mode=mode, cval=0.75, origin=origin)
+            got = getattr(ndimage, name)(gpuarr.asarray(x), gpuarr.asarray(w), mode=mode,
+                                         cval=0.75, origin=origin)
+            _rtol32(got.get(), want)
+
+
 @pytest.mark.parametrize("name", ["correlate", "convolve", "correlate1d", "gaussian_filter",
                                   "uniform_filter", "median_filter", "minimum_filter"])
 def test_non_contiguous_inputs(backend, rng, name):

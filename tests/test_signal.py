@@ -110,6 +110,79 @@ def test_2d_lesson_case(backend):
     check_close(backend.get(got), want)
 
 
+def _lesson_gauss(n=15):
+    x, y = np.meshgrid(np.linspace(-2, 2, n), np.linspace(-2, 2, n))
+    return np.exp(-(np.sqrt(x * x + y * y) ** 2 / 2.0))
+
+
+def _separable_filters(rng):
+    """Filters that factor as u v^T (the lesson's Gaussian, products of
+    random vectors, one with a zero row), and ones that do not: a random
+    filter, and the Gaussian with one tap 1e-9 off (about 2e5 ulps from rank
+    1 in float64, the general kernel; in float32 that is below rounding, so
+    it factors)."""
+    u9, v5 = rng.standard_normal(9), rng.standard_normal(5)
+    u9[3] = 0.0
+    gauss = _lesson_gauss()
+    near = gauss.copy()
+    near[4, 9] *= 1 + 1e-9
+    return [gauss, np.outer(u9, v5), np.outer(rng.standard_normal(2), rng.standard_normal(24)),
+            near, rng.standard_normal((7, 7))]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=str)
+def test_2d_separable_path(rng, dtype):
+    """Images big enough for the separable kernel (the device factors the
+    filter and picks it or the general tile kernel, no host sync): every
+    mode and boundary, convolve2d and correlate2d, against SciPy; the
+    filters that do not factor go through the general kernel."""
+    a = rand(rng, (1100, 700), dtype)
+    calls = [("convolve2d", "full", "fill", 0), ("correlate2d", "same", "symm", 0),
+             ("convolve2d", "valid", "wrap", 0), ("convolve2d", "same", "fill", 1.5),
+             ("correlate2d", "full", "wrap", 0)]
+    for k in _separable_filters(rng):
+        k = k.astype(dtype)
+        for fname, mode, boundary, fill in calls:
+            want = getattr(scipy_signal, fname)(a, k, mode=mode, boundary=boundary,
+                                                fillvalue=fill)
+            got = getattr(signal, fname)(gpuarr.asarray(a), gpuarr.asarray(k), mode=mode,
+                                         boundary=boundary, fillvalue=fill)
+            check_close(got.get(), want, rtol=2e-5 if dtype == np.float32 else None)
+
+
+@pytest.mark.gpu
+def test_2d_separable_non_finite(rng):
+    """inf and nan in the image: the separable passes give the direct sum's
+    pattern (0 * inf is nan where a tap row or column of the filter is 0)."""
+    a = rand(rng, (900, 800), np.float64)
+    a[100, 200] = np.inf
+    a[500, 500] = -np.inf
+    a[700, 30] = np.nan
+    a[40, 41] = np.inf
+    a[40, 47] = -np.inf
+    u, v = rng.standard_normal(11), rng.standard_normal(13)
+    u[2] = 0.0
+    v[7] = 0.0
+    for k in (np.outer(u, v), _lesson_gauss()):
+        for mode in MODES:
+            want = scipy_signal.convolve2d(a, k, mode=mode)
+            got = signal.convolve2d(gpuarr.asarray(a), gpuarr.asarray(k), mode=mode)
+            check_close(got.get(), want)
+            np.testing.assert_array_equal(np.isnan(got.get()), np.isnan(want))
+
+
+@pytest.mark.gpu
+def test_2d_lesson_full_size():
+    """The benchmark's case: 2048^2 deltas with the 15x15 Gaussian, full."""
+    deltas = np.zeros((2048, 2048))
+    deltas[8::16, 8::16] = 1
+    gauss = _lesson_gauss()
+    want = scipy_signal.convolve2d(deltas, gauss)
+    got = signal.convolve2d(gpuarr.asarray(deltas), gpuarr.asarray(gauss)).get()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
 def test_2d_swaps_for_valid(backend, rng):
     a = rand(rng, (3, 4), np.float64)
     k = rand(rng, (6, 9), np.float64)

@@ -7,11 +7,18 @@ SciPy.  Every function computes the direct sum on the device
 
 * 2-d and N-d inputs run the tile kernel: a block stages its input tile and
   halo in shared memory, extended at load time (boundary 'fill', 'wrap',
-  'symm'), so the inner loop has no branches; each thread keeps 8 outputs of
-  one column in registers and slides a register window down the column, so
-  each shared-memory load feeds 8 multiply-adds; the taps of the staged
-  chunk are read from shared memory as 16-byte broadcasts.  For the lesson's
-  2048x2048 float64 image and 15x15 Gaussian this is FP64-bound.
+  'symm'), so the inner loop has no branches; each thread keeps 16 outputs
+  of one column in registers and slides a register window down the column,
+  so each shared-memory load feeds 16 multiply-adds; the taps of the staged
+  chunk are read from shared memory as 16-byte broadcasts.  FP64-bound for
+  a 15x15 float64 filter.
+* A 2-d float filter that is an outer product u v^T within rounding (the
+  lesson's Gaussian) is computed as a horizontal pass with v and a vertical
+  one with u over the staged tile: kh + kw multiply-adds an output instead
+  of kh * kw, memory-bound.  The filter is factored on the device and both
+  kernels are launched, the one not chosen returning at once, so there is
+  no host synchronisation; results agree with the direct sum to rounding.
+  (For images large enough to pay for the two extra launches.)
 * 1-d inputs (and N-d filters that only act along the last axis) run the
   line kernel, as gpuarr.convolve does.
 * ``method='fft'`` and ``fftconvolve`` run the same direct kernels (gpuarr has
@@ -184,8 +191,9 @@ def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
     ``numpy.result_type(in1, in2)``; integer inputs are exact (wrapping, as
     SciPy's loops), bool and float16 raise ValueError as in SciPy.
 
-    Runs the tile kernel (direct sum, filter flipped as it is staged); see
-    the module docstring.  NumPy arrays are refused with TypeError: move them
+    Runs the tile kernel (direct sum, filter flipped as it is staged), or
+    the separable passes for a filter that factors; see the module
+    docstring.  NumPy arrays are refused with TypeError: move them
     with gpuarr.asarray() first.
     """
     return _conv2d(in1, in2, mode, boundary, fillvalue, True)

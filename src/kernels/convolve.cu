@@ -9,13 +9,16 @@
 // through unfiltered:
 //
 // * line: filtering along the contiguous axis (np.convolve, the last axis
-//   of a separable filter).  A block stages a stretch of each of its lines
-//   in shared memory, extended at load time; each thread then slides a
-//   window of GA_CONV_LINE_C registers along it, so every staged value is
-//   read once per thread and feeds C outputs.  Thread t owns outputs
-//   t*C .. t*C+C-1; one pad word after every C staged values turns that
-//   stride-C pattern into distinct banks.  Results go back through shared
-//   memory so the stores are coalesced.  Memory bound by design.
+//   of a separable filter).  A stretch of a line is staged in shared
+//   memory, extended at load time; each thread then slides a window of
+//   GA_CONV_LINE_C registers along it, so every staged value is read once
+//   per thread and feeds C outputs.  Thread t owns outputs t*C .. t*C+C-1;
+//   one pad word after every C staged values turns that stride-C pattern
+//   into distinct banks.  Results go back through shared memory so the
+//   stores are 16-byte and contiguous.  Filters up to 64 taps: each warp
+//   stages its own tiles (no block barrier), the next one's copies in
+//   flight while it computes the current one; longer filters: block tiles,
+//   the taps staged in chunks.  Memory bound by design.
 // * cols: one filtered axis between unfiltered ones (every pass of a
 //   separable filter but the last-axis one: gaussian_filter, uniform_filter,
 //   correlate1d along an outer axis).  A thread owns 16 bytes of adjacent
@@ -28,7 +31,9 @@
 // * tile: filtering 2-D planes (the last two merged axes; leading axes,
 //   filtered or not, are looped inside the kernel): signal.convolve2d,
 //   ndimage.correlate/convolve in 2-D and 3-D.  A block stages an input
-//   tile with its halo, extended at load time, so the inner loop has no
+//   tile with its halo, extended at load time (cp.async copies, so a
+//   thread waits for memory once, not once a value: 153 -> 121 us for
+//   2048^2 x 15x15 float64), so the inner loop has no
 //   bounds checks; each thread slides a window of GA_CONV_TILE_R (16)
 //   registers down one column, so each shared-memory load feeds up to 16
 //   multiply-adds and a warp reads 32 consecutive words (no conflicts).
@@ -38,6 +43,10 @@
 //   were saturated (149 us for 2048^2 x 15x15, 2.6x the FP64 floor); R = 16
 //   halves the loads per multiply-add, leaving the FP64 units the limit
 //   (2048^2 x 15x15 in float64 is ~57 us of the H100's FP64 rate).
+// * sep: a 2-d filter that is an outer product u v^T (a Gaussian), found
+//   so on the device, runs as a horizontal and a vertical pass over one
+//   staged tile, kh + kw multiply-adds an output (see its section): 2048^2
+//   x 15x15 float64 in 64 us, all launches included, against 121 us.
 //
 // The taps stay in device memory: they are a device array, so staging them
 // in __constant__ would cost a copy per call, and one constant bank shared
@@ -47,6 +56,8 @@
 // src/kernels/dev/convolve_emu.cu runs the same code block by block on the
 // CPU against a naive reference.
 #include <cstring>
+
+#include <cuda_pipeline_primitives.h>
 
 #include "kernel_common.cuh"
 #include "extend.cuh"
@@ -103,6 +114,75 @@ template <class T> __host__ __device__ __forceinline__ T cv_ldg(const T *p)
     return *p;
 #endif
 }
+
+// *dst (shared memory) = *src (global memory), asynchronously on the device:
+// cp.async takes the value to shared memory without a register, so a thread
+// issues all its copies before waiting once (cv_async_commit closes the
+// thread's group of copies, cv_async_wait<n> waits until at most n groups
+// are in flight).  A plain copy on the host (the emulation harness).
+template <class T>
+__host__ __device__ __forceinline__ void cv_async_copy(T *dst, const T *src)
+{
+#ifdef __CUDA_ARCH__
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "cp.async sizes");
+    __pipeline_memcpy_async(dst, src, sizeof(T));
+#else
+    *dst = *src;
+#endif
+}
+
+__device__ __forceinline__ void cv_async_commit() { __pipeline_commit(); }
+
+template <int N>
+__device__ __forceinline__ void cv_async_wait() { __pipeline_wait_prior(N); }
+
+// V values of T from 16 aligned bytes (V = 16 / sizeof(T)).
+template <class T, int V>
+__host__ __device__ __forceinline__ void cv_load16(const T *p, T (&v)[V])
+{
+    static_assert(V * sizeof(T) == 16, "one 16-byte access");
+#ifdef __CUDA_ARCH__
+    uint4 u = __ldg(reinterpret_cast<const uint4 *>(p));
+    memcpy(v, &u, 16);
+#else
+    memcpy(v, p, 16);
+#endif
+}
+
+template <class T, int V>
+__host__ __device__ __forceinline__ void cv_store16(T *p, const T (&v)[V])
+{
+    static_assert(V * sizeof(T) == 16, "one 16-byte access");
+#ifdef __CUDA_ARCH__
+    uint4 u;
+    memcpy(&u, v, 16);
+    *reinterpret_cast<uint4 *>(p) = u;
+#else
+    memcpy(p, v, 16);
+#endif
+}
+
+// Elements [0, len) of a stretch of global memory split for 16-byte
+// accesses: a head up to src's first 16-byte boundary, `nvec` groups of
+// V = 16 / sizeof(T) elements, and a tail.  Types of 16 bytes or more
+// (complex128) are all head.
+template <class T>
+struct CvSplit {
+    static constexpr int V = sizeof(T) < 16 ? (int)(16 / sizeof(T)) : 1;
+    int head, nvec;
+
+    __host__ __device__ __forceinline__ CvSplit(const T *src, int len)
+    {
+        if (V == 1) {
+            head = len;
+            nvec = 0;
+            return;
+        }
+        head = (int)(((16 - (uintptr_t)src % 16) % 16) / sizeof(T));
+        if (head > len) head = len;
+        nvec = (len - head) / V;
+    }
+};
 
 // ============================== sliding window =============================
 //
@@ -196,7 +276,9 @@ struct LineSrc {
 
 // Fill phase: the slot of line `row` gets X[base + e] for e < len, thread
 // tx of bx taking every bx-th element.  Lines past the last are zeroed.
-template <class T>
+// Async: inside the line, cp.async copies (the caller commits and waits);
+// else 16-byte loads through registers.
+template <bool Async = false, class T>
 __host__ __device__ __forceinline__ void line_fill(const ga_conv_line &p, const T *x, T *slot,
                                                    int64_t row, int64_t base, int len, int tx)
 {
@@ -207,10 +289,31 @@ __host__ __device__ __forceinline__ void line_fill(const ga_conv_line &p, const 
         return;
     }
     const T *xr = x + row * p.ax.n_in;
-    if (base >= 0 && base + len <= p.ax.n_in) {
+    if (Async && base >= 0 && base + len <= p.ax.n_in) {
         const T *src = xr + base;
-#pragma unroll 8
+#pragma unroll 4
         for (int e = tx; e < len; e += p.bx)
+            cv_async_copy(&slot[line_phys(e)], &src[e]);
+    } else if (base >= 0 && base + len <= p.ax.n_in) {
+        // 16 bytes a load where the stretch allows: a warp reads 512
+        // contiguous bytes per instruction.
+        const T *src = xr + base;
+        const CvSplit<T> sp(src, len);
+        constexpr int V = CvSplit<T>::V;
+        for (int e = tx; e < sp.head; e += p.bx)
+            slot[line_phys(e)] = src[e];
+        if constexpr (V > 1) {
+#pragma unroll 4
+            for (int q = tx; q < sp.nvec; q += p.bx) {
+                const int e = sp.head + q * V;
+                T v[V];
+                cv_load16(src + e, v);
+#pragma unroll
+                for (int m = 0; m < V; ++m)
+                    slot[line_phys(e + m)] = v[m];
+            }
+        }
+        for (int e = sp.head + sp.nvec * V + tx; e < len; e += p.bx)
             slot[line_phys(e)] = src[e];
     } else {
         for (int e = tx; e < len; e += p.bx) {
@@ -251,12 +354,29 @@ __host__ __device__ __forceinline__ void line_store(const ga_conv_line &p, T *ou
     if (row >= p.rows) return;
     const int64_t n = p.ax.n_out;
     T *orow = out + row * n;
-    const int tile = p.bx * LC;
-    for (int e = tx; e < tile; e += p.bx) {
-        int64_t i = i0 + e;
-        if (i < n)
-            orow[(p.flags & GA_CONV_REVERSE_OUT) ? n - 1 - i : i] = slot[line_phys(e)];
+    const int len = (int)((int64_t)p.bx * LC < n - i0 ? (int64_t)p.bx * LC : n - i0);
+    if (p.flags & GA_CONV_REVERSE_OUT) {
+        for (int e = tx; e < len; e += p.bx)
+            orow[n - 1 - (i0 + e)] = slot[line_phys(e)];
+        return;
     }
+    T *dst = orow + i0;
+    const CvSplit<T> sp(dst, len);
+    constexpr int V = CvSplit<T>::V;
+    for (int e = tx; e < sp.head; e += p.bx)
+        dst[e] = slot[line_phys(e)];
+    if constexpr (V > 1) {
+        for (int q = tx; q < sp.nvec; q += p.bx) {
+            const int e = sp.head + q * V;
+            T v[V];
+#pragma unroll
+            for (int m = 0; m < V; ++m)
+                v[m] = slot[line_phys(e + m)];
+            cv_store16(dst + e, v);
+        }
+    }
+    for (int e = sp.head + sp.nvec * V + tx; e < len; e += p.bx)
+        dst[e] = slot[line_phys(e)];
 }
 
 // Which line group and tile a block works on.
@@ -298,81 +418,68 @@ __global__ void __launch_bounds__(256) k_conv_line(const ga_conv_line p, const T
     line_store(p, out, slot, row, i0, tx);
 }
 
-// Direct variant (p.direct): no shared memory and no barriers.  Thread tx
-// slides its window over X straight from global memory; the k - 1 values
-// that neighbouring threads share are L1 hits, so DRAM sees each input
-// once, and the thread writes its LC outputs itself.
-template <class T, bool Inside>
-struct LineDirectSrc {
-    const T *xr;        // the line's input
-    int64_t base;       // X index of window element 0
-    int64_t n_in;
-    int mode;
-    T cval;
-    LineTaps<T> taps_;
-
-    __host__ __device__ __forceinline__ T ld(int g, int s) const
-    {
-        const int64_t e = base + g * LC + s;
-        if constexpr (Inside) {
-            return xr[e];
-        } else {
-            const int64_t m = ga_ext_index<int64_t>(e, n_in, mode);
-            return m < 0 ? cval : xr[m];
-        }
-    }
-    __host__ __device__ __forceinline__ void taps(int g, T (&t)[LC]) const
-    {
-#pragma unroll
-        for (int m = 0; m < LC; ++m) t[m] = taps_.at((int64_t)g * LC + m);
-    }
-    __host__ __device__ __forceinline__ void taps_tail(int g, T (&t)[LC], int n) const
-    {
-#pragma unroll
-        for (int m = 0; m < LC; ++m) t[m] = m < n ? taps_.at((int64_t)g * LC + m) : cv_zero<T>();
-    }
-};
-
+// Warp variant (p.warp = tiles a warp): the staged kernel's phases with
+// each warp a "block" of bx 32, by 1 on its own slots, separated by
+// __syncwarp: no block barrier, so a warp waiting for its loads never holds
+// up the others, and its outputs leave as 16-byte stores of contiguous
+// stretches.  A warp takes tiles b, b + stride, ... (up to p.warp of them)
+// with two slots: the cp.async copies of the next tile are in flight while
+// it computes and stores the current one.  For np.convolve of 4.2M float64
+// by 15 taps: 32.4 us with 4 tiles a warp, 34.9 with one, against 39.5 for
+// the block-staged kernel and 53.3 for a variant reading windows straight
+// from global memory, each thread storing its 8 outputs itself (8-byte
+// stores 64 bytes apart: removed); the device copy of the same bytes takes
+// 27.4 us (src/kernels/dev/convolve_bench.cu).
 template <class T>
-__host__ __device__ __forceinline__ void line_direct_thread(const ga_conv_line &p, const T *x,
-                                                            const T *w, T *out, int64_t b, int tx)
+__global__ void __launch_bounds__(32 * GA_CONV_LINE_WARPS) k_conv_line_warp(
+    const ga_conv_line p, const T *__restrict__ x, const T *__restrict__ w, T *__restrict__ out)
 {
+    // cp.async for 8-byte elements; 4-byte ones take 16-byte loads through
+    // registers (a 4-byte cp.async a value is slower than those: 933 against
+    // 545 us for gaussian_filter's last-axis pass of 100x1024x1024 float32),
+    // so for them the next tile's loads are not in flight behind the
+    // current one.
+    constexpr bool Async = sizeof(T) == 8;
+    extern __shared__ __align__(16) unsigned char cv_smem[];
+    const int lane = threadIdx.x % 32, wib = threadIdx.x / 32;
+    // Two slots a warp, each as ga_conv_line_slot(32, kchunk) sizes it.
+    const int slot_len = (int)line_phys(32 * LC + p.kchunk - 2) + 1;
+    T *slots = reinterpret_cast<T *>(cv_smem) + 2 * wib * slot_len;
+    const int64_t total = (p.ax.n_out + 32 * LC - 1) / (32 * LC) * p.rows;   // tiles
+    const int64_t stride = (int64_t)gridDim.x * GA_CONV_LINE_WARPS;
+    const int len = 32 * LC + p.kchunk - 1;
+    int64_t b = (int64_t)blockIdx.x * GA_CONV_LINE_WARPS + wib;
+    if (b >= total) return;         // the whole warp
     int64_t tile, row;
     line_block(p, b, &tile, &row);
-    const int64_t n = p.ax.n_out;
-    const int64_t i = (tile * p.bx + tx) * LC;
-    if (row >= p.rows || i >= n) return;
-    const T *xr = x + row * p.ax.n_in;
-    const T cval = *reinterpret_cast<const T *>(&p.cval);
-    const int64_t base = i + p.ax.off;
-    const LineTaps<T> taps{w, p.ax.k, p.flags};
-    T acc[LC];
-#pragma unroll
-    for (int c = 0; c < LC; ++c) acc[c] = cv_zero<T>();
-    if (base >= 0 && base + LC + p.ax.k - 1 <= p.ax.n_in)
-        cv_window<LC>(acc, (int)p.ax.k, LineDirectSrc<T, true>{xr, base, p.ax.n_in, p.mode,
-                                                                cval, taps});
-    else
-        cv_window<LC>(acc, (int)p.ax.k, LineDirectSrc<T, false>{xr, base, p.ax.n_in, p.mode,
-                                                                 cval, taps});
-    T *orow = out + row * n;
-#pragma unroll
-    for (int c = 0; c < LC; ++c) {
-        if (i + c < n) {
-            T v = (p.flags & GA_CONV_CONJ_OUT) ? cv_conj(acc[c]) : acc[c];
-            if (p.divisor != 0.0) v = cv_divide(v, p.divisor);
-            orow[(p.flags & GA_CONV_REVERSE_OUT) ? n - 1 - (i + c) : i + c] = v;
+    line_fill<Async>(p, x, slots, row, tile * 32 * LC + p.ax.off, len, lane);
+    cv_async_commit();
+    for (int cur = 0;; cur ^= 1) {
+        T *slot = slots + cur * slot_len;
+        const int64_t next = b + stride;
+        int64_t ntile, nrow;
+        if (next < total) {
+            line_block(p, next, &ntile, &nrow);
+            line_fill<Async>(p, x, slots + (cur ^ 1) * slot_len, nrow,
+                             ntile * 32 * LC + p.ax.off, len, lane);
         }
+        cv_async_commit();
+        cv_async_wait<1>();         // this tile's copies have landed
+        __syncwarp();
+        T acc[LC];
+#pragma unroll
+        for (int c = 0; c < LC; ++c) acc[c] = cv_zero<T>();
+        line_accumulate(p, w, slot, lane, 0, p.kchunk, acc);
+        __syncwarp();
+        line_stage(p, slot, lane, acc);
+        __syncwarp();
+        line_store(p, out, slot, row, tile * 32 * LC, lane);
+        __syncwarp();               // the slot is filled again two tiles on
+        if (next >= total) break;
+        b = next;
+        tile = ntile;
+        row = nrow;
     }
-}
-
-template <class T>
-__global__ void __launch_bounds__(256) k_conv_line_direct(const ga_conv_line p,
-                                                          const T *__restrict__ x,
-                                                          const T *__restrict__ w,
-                                                          T *__restrict__ out)
-{
-    line_direct_thread(p, x, w, out, blockIdx.x, threadIdx.x);
 }
 
 // ============================== tile kernel ================================
@@ -430,32 +537,51 @@ __host__ __device__ __forceinline__ int64_t tile_plane(const ga_conv_tile &p, in
     return off;
 }
 
-// Fill phase, thread (tx, ty): tile rows r < nrows, columns c < ncols hold
-// X[row0 + r, col0 + c] of the plane (NULL: all constant).
+// Staging: rows r < nrows, columns c < ncols of `tile` (row pitch `pitch`,
+// column c at col(c)) hold X[row0 + r, col0 + c] of the plane (NULL: all
+// constant), thread (tx, ty) of a BX x BY block taking every BY-th row and
+// BX-th column, so a warp reads contiguous stretches of a row.  The values
+// come by cp.async: a thread issues every copy of its share at once (one
+// round trip to memory, not one a value); the caller commits and waits
+// before its barrier.
+struct TileCols {
+    __host__ __device__ __forceinline__ int operator()(int c) const { return c; }
+};
+
+template <int BX, int BY, class T, class Col>
+__host__ __device__ __forceinline__ void stage_plane(const ga_conv_tile &p, const T *plane, T *tile,
+                                                     int pitch, Col col, int row0, int col0,
+                                                     int nrows, int ncols, int tx, int ty)
+{
+    const T cval = *reinterpret_cast<const T *>(&p.cval);
+    const int h = (int)p.h.n_in, w = (int)p.w.n_in;
+    const bool inside = col0 >= 0 && col0 + ncols <= w;
+    for (int r = ty; r < nrows; r += BY) {
+        int gr = plane ? ga_ext_index<int>(row0 + r, h, p.mode) : -1;
+        T *dst = tile + r * pitch;
+        if (gr < 0) {
+            for (int c = tx; c < ncols; c += BX) dst[col(c)] = cval;
+        } else if (inside) {
+            const T *src = plane + (int64_t)gr * w + col0;
+            for (int c = tx; c < ncols; c += BX) cv_async_copy(&dst[col(c)], &src[c]);
+        } else {
+            const T *src = plane + (int64_t)gr * w;
+            for (int c = tx; c < ncols; c += BX) {
+                int gc = ga_ext_index<int>(col0 + c, w, p.mode);
+                if (gc < 0) dst[col(c)] = cval;
+                else cv_async_copy(&dst[col(c)], &src[gc]);
+            }
+        }
+    }
+}
+
+// Fill phase of the tile kernel, thread (tx, ty).
 template <class T>
 __host__ __device__ __forceinline__ void tile_fill(const ga_conv_tile &p, const TileGeom &g,
                                                    const T *plane, T *tile, int row0, int col0,
                                                    int nrows, int ncols, int tx, int ty)
 {
-    const T cval = *reinterpret_cast<const T *>(&p.cval);
-    const int h = (int)p.h.n_in, w = (int)p.w.n_in;
-    const bool inside = col0 >= 0 && col0 + ncols <= w;
-    for (int r = ty; r < nrows; r += TBY) {
-        int gr = plane ? ga_ext_index<int>(row0 + r, h, p.mode) : -1;
-        T *dst = tile + r * g.pitch;
-        if (gr < 0) {
-            for (int c = tx; c < ncols; c += TBX) dst[c] = cval;
-        } else if (inside) {
-            const T *src = plane + (int64_t)gr * w + col0;
-            for (int c = tx; c < ncols; c += TBX) dst[c] = src[c];
-        } else {
-            const T *src = plane + (int64_t)gr * w;
-            for (int c = tx; c < ncols; c += TBX) {
-                int gc = ga_ext_index<int>(col0 + c, w, p.mode);
-                dst[c] = gc < 0 ? cval : src[gc];
-            }
-        }
-    }
+    stage_plane<TBX, TBY>(p, plane, tile, g.pitch, TileCols{}, row0, col0, nrows, ncols, tx, ty);
 }
 
 // Fill phase, thread `tid`: taps (i, j), i < kh, j < kw of the chunk whose
@@ -474,7 +600,23 @@ __host__ __device__ __forceinline__ void tile_fill_taps(const ga_conv_tile &p, c
     }
 }
 
-template <class T>
+// R taps as 16-byte broadcast loads from shared memory (16-byte aligned,
+// padded to a multiple of R taps).
+template <int R, class T>
+__host__ __device__ __forceinline__ void cv_taps16(const T *t0, T (&t)[R])
+{
+    constexpr int per = 16 / sizeof(T);
+    static_assert(R % per == 0, "taps are read 16 bytes at a time");
+    const uint4 *v = reinterpret_cast<const uint4 *>(t0);
+#pragma unroll
+    for (int q = 0; q < R / per; ++q) {
+        uint4 u = v[q];
+        memcpy(&t[q * per], &u, 16);
+    }
+}
+
+// A window sliding down a staged column, R outputs, taps staged per column.
+template <class T, int R = TR>
 struct TileSrc {
     const T *col;       // the thread's column at its first row
     int pitch;
@@ -482,21 +624,13 @@ struct TileSrc {
 
     __host__ __device__ __forceinline__ T ld(int g, int s) const
     {
-        return col[(g * TR + s) * pitch];
+        return col[(g * R + s) * pitch];
     }
-    // TR taps as 16-byte broadcast loads (a column is padded to TR taps).
-    __host__ __device__ __forceinline__ void taps(int g, T (&t)[TR]) const
+    __host__ __device__ __forceinline__ void taps(int g, T (&t)[R]) const
     {
-        constexpr int per = 16 / sizeof(T);
-        static_assert(TR % per == 0, "taps are read 16 bytes at a time");
-        const uint4 *v = reinterpret_cast<const uint4 *>(tcol + g * TR);
-#pragma unroll
-        for (int q = 0; q < TR / per; ++q) {
-            uint4 u = v[q];
-            memcpy(&t[q * per], &u, 16);
-        }
+        cv_taps16<R>(tcol + g * R, t);
     }
-    __host__ __device__ __forceinline__ void taps_tail(int g, T (&t)[TR], int) const
+    __host__ __device__ __forceinline__ void taps_tail(int g, T (&t)[R], int) const
     {
         taps(g, t);     // the pad past the column's last tap is never used
     }
@@ -540,6 +674,8 @@ __global__ void __launch_bounds__(TBX * TBY, 4) k_conv_tile(const ga_conv_tile p
                                                          const T *__restrict__ w,
                                                          T *__restrict__ out)
 {
+    if (p.sep != nullptr && *static_cast<const T *>(p.sep) != T(0))
+        return;     // separable: k_conv_sep computes this launch
     extern __shared__ __align__(16) unsigned char cv_smem[];
     const TileGeom g = tile_geom(p);
     T *tile = reinterpret_cast<T *>(cv_smem);
@@ -565,12 +701,292 @@ __global__ void __launch_bounds__(TBX * TBY, 4) k_conv_tile(const ga_conv_tile p
                           TH + kh - 1, TBX + kw - 1, tx, ty);
                 tile_fill_taps(p, g, w, taps, o * plane_taps + i0 * p.w.k + j0, kh, kw,
                                ty * TBX + tx);
+                cv_async_commit();
+                cv_async_wait<0>();
                 __syncthreads();
                 tile_accumulate(g, tile, taps, kh, kw, tx, ty, acc);
             }
         }
     }
     tile_store(p, out, po, r0, c0, tx, ty, acc);
+}
+
+// ============================== separable kernel ===========================
+//
+// A 2-d filter that is an outer product, w[i][j] = u[i] v[j], costs kh + kw
+// multiply-adds an output instead of kh * kw: for 15x15 that turns the
+// FP64-bound tile kernel into a memory-bound one.  Whether the taps factor
+// is decided on the device, so no copy of the filter reaches the host:
+//
+// * k_conv_factor (one block) takes the pivot (p, q), the largest |w|, and
+//   u[i] = w[i][q], v[j] = w[p][j] / w[p][q]; the flag is set when every
+//   |w[i][j] - u[i] v[j]| <= SEP_TOL * |w[p][q]| and every tap is finite.
+//   SEP_TOL (16 ulp of the type) is far above the rounding of a product of
+//   two vectors or a Gaussian made by exp (about 1 ulp measured), and far
+//   below any filter that is not one, so the result differs from the
+//   direct sum by no more than that sum's own rounding.
+// * k_conv_sep: a block stages its input tile once (extended, as the tile
+//   kernel), each half-warp then runs a row of it through v, SC outputs a
+//   lane sliding a register window (one pad word after every SC staged
+//   values keeps the 16 lanes on distinct banks), and writes the row's
+//   sums over its first SBX values; each thread then slides a window of SR
+//   registers down one column of those sums through u and stores SR
+//   outputs, a warp writing 32 consecutive outputs of a row.
+// * k_conv_tile, launched after both, returns at once when the flag is set;
+//   k_conv_sep returns at once when it is not.
+
+constexpr int SBX = 64;     // output columns of a separable block
+constexpr int SC = 4;       // outputs a lane of the horizontal pass: 16 lanes a row
+constexpr double SEP_ULPS = 16;
+
+__host__ __device__ __forceinline__ int sep_phys(int c) { return c + c / SC; }
+
+// Shared-memory layout of a separable block of TH = SR * SBY rows: u
+// (padded to a multiple of SR taps), v (padded to a multiple of SC), then
+// the tile of nr x nc staged values, row pitch `pitch`, column c at
+// sep_phys(c).
+struct SepGeom {
+    int nr, nc, pitch, ku, kv;
+    int tile_at;
+};
+
+template <int SR, int SBY>
+__host__ __device__ __forceinline__ SepGeom sep_geom(const ga_conv_tile &p)
+{
+    SepGeom g;
+    g.nr = SR * SBY + (int)p.h.k - 1;
+    g.nc = SBX + (int)p.w.k - 1;
+    g.pitch = sep_phys(g.nc - 1) + 1;
+    g.ku = ((int)p.h.k + SR - 1) / SR * SR;
+    g.kv = ((int)p.w.k + SC - 1) / SC * SC;
+    g.tile_at = g.ku + g.kv;
+    return g;
+}
+
+template <int SR, int SBY>
+__host__ __device__ __forceinline__ int64_t sep_smem(const ga_conv_tile &p)
+{
+    const SepGeom g = sep_geom<SR, SBY>(p);
+    return g.tile_at + (int64_t)g.nr * g.pitch;
+}
+
+// Tap t of the correlation's (kh, kw) filter, flat index e (reversed for a
+// convolution).
+template <class T>
+__host__ __device__ __forceinline__ T sep_tap(const T *w, int64_t n, int flags, int64_t e)
+{
+    return w[(flags & GA_CONV_FLIP) ? n - 1 - e : e];
+}
+
+// The factor block, thread tid of nt: fac = (flag, u[kh], v[kw]).  Phases
+// between barriers: sep_pivot_local (then a block argmax), sep_check_local
+// (then a block AND), sep_write.
+template <class T>
+__host__ __device__ __forceinline__ void sep_pivot_local(const ga_conv_tile &p, const T *w,
+                                                         int tid, int nt, double *best,
+                                                         int64_t *at, bool *finite)
+{
+    const int64_t n = p.h.k * p.w.k;
+    *best = -1.0;
+    *at = 0;
+    *finite = true;
+    for (int64_t e = tid; e < n; e += nt) {
+        const double a = fabs((double)sep_tap(w, n, p.flags, e));
+        if (!(a <= 1.7976931348623157e308)) *finite = false;    // inf or nan
+        else if (a > *best) { *best = a; *at = e; }
+    }
+}
+
+template <class T>
+__host__ __device__ __forceinline__ bool sep_check_local(const ga_conv_tile &p, const T *w,
+                                                         int64_t pivot, int tid, int nt)
+{
+    const int64_t n = p.h.k * p.w.k, kw = p.w.k;
+    const int64_t pr = pivot / kw, pc = pivot % kw;
+    const T g = sep_tap(w, n, p.flags, pivot);
+    const double tol = SEP_ULPS * (sizeof(T) == 4 ? 1.1920928955078125e-07 : 2.220446049250313e-16) *
+                       fabs((double)g);
+    bool ok = true;
+    for (int64_t e = tid; e < n; e += nt) {
+        const int64_t i = e / kw, j = e % kw;
+        const T u = sep_tap(w, n, p.flags, i * kw + pc);
+        const T v = sep_tap(w, n, p.flags, pr * kw + j) / g;
+        if (!(fabs((double)sep_tap(w, n, p.flags, e) - (double)u * (double)v) <= tol))
+            ok = false;
+    }
+    return ok;
+}
+
+template <class T>
+__host__ __device__ __forceinline__ void sep_write(const ga_conv_tile &p, const T *w,
+                                                   int64_t pivot, bool ok, T *fac, int tid, int nt)
+{
+    const int64_t n = p.h.k * p.w.k, kh = p.h.k, kw = p.w.k;
+    const int64_t pr = pivot / kw, pc = pivot % kw;
+    const T g = sep_tap(w, n, p.flags, pivot);
+    for (int64_t e = tid; e < kh + kw; e += nt)
+        fac[1 + e] = e < kh ? sep_tap(w, n, p.flags, e * kw + pc)
+                            : ok ? sep_tap(w, n, p.flags, pr * kw + (e - kh)) / g : T(0);
+    if (tid == 0) fac[0] = ok ? T(1) : T(0);
+}
+
+template <class T>
+__global__ void __launch_bounds__(256) k_conv_factor(const ga_conv_tile p, const T *__restrict__ w,
+                                                     T *__restrict__ fac)
+{
+    __shared__ double s_best[256];
+    __shared__ int64_t s_at[256];
+    const int tid = threadIdx.x;
+    double best;
+    int64_t at;
+    bool finite;
+    sep_pivot_local(p, w, tid, 256, &best, &at, &finite);
+    s_best[tid] = best;
+    s_at[tid] = at;
+    finite = __syncthreads_and(finite);
+    for (int half = 128; half > 0; half /= 2) {
+        if (tid < half) {
+            const double b = s_best[tid + half];
+            const int64_t a = s_at[tid + half];
+            if (b > s_best[tid] || (b == s_best[tid] && a < s_at[tid])) {
+                s_best[tid] = b;
+                s_at[tid] = a;
+            }
+        }
+        __syncthreads();
+    }
+    const int64_t pivot = s_at[0];
+    const bool usable = finite && s_best[0] > 0.0;
+    const bool ok = __syncthreads_and(usable && sep_check_local(p, w, pivot, tid, 256));
+    sep_write(p, w, pivot, ok, fac, tid, 256);
+}
+
+// The horizontal pass's window: a lane's SC outputs of a staged row.
+template <class T>
+struct SepRowSrc {
+    const T *in;        // the row at sep_phys(SC * group)
+    const T *v;         // the v taps, 16-byte aligned, padded to SC
+
+    __host__ __device__ __forceinline__ T ld(int g, int s) const
+    {
+        return in[(SC + 1) * g + s + s / SC];
+    }
+    __host__ __device__ __forceinline__ void taps(int g, T (&t)[SC]) const
+    {
+        cv_taps16<SC>(v + g * SC, t);
+    }
+    __host__ __device__ __forceinline__ void taps_tail(int g, T (&t)[SC], int) const
+    {
+        taps(g, t);
+    }
+};
+
+// Block b's tile: first output column and row.
+template <int SR, int SBY>
+__host__ __device__ __forceinline__ void sep_block(const ga_conv_tile &p, int64_t b, int64_t *c0,
+                                                   int64_t *r0)
+{
+    const int64_t ntw = (p.w.n_out + SBX - 1) / SBX;
+    *c0 = (b % ntw) * SBX;
+    *r0 = (b / ntw) * (SR * SBY);
+}
+
+template <int SR, int SBY>
+__host__ __device__ __forceinline__ int64_t sep_blocks(const ga_conv_tile &p)
+{
+    return ((p.w.n_out + SBX - 1) / SBX) * ((p.h.n_out + SR * SBY - 1) / (SR * SBY));
+}
+
+// Fill phase, thread (tx, ty): the taps from fac, the input tile.
+template <int SR, int SBY, class T>
+__host__ __device__ __forceinline__ void sep_fill(const ga_conv_tile &p, const SepGeom &g,
+                                                  const T *x, const T *fac, T *smem, int64_t r0,
+                                                  int64_t c0, int tx, int ty)
+{
+    const int tid = ty * SBX + tx;
+    for (int e = tid; e < g.ku + g.kv; e += SBX * SBY) {
+        T t = T(0);
+        if (e < g.ku) { if (e < p.h.k) t = fac[1 + e]; }
+        else if (e - g.ku < p.w.k) t = fac[1 + p.h.k + (e - g.ku)];
+        smem[e] = t;
+    }
+    struct Phys {
+        __host__ __device__ __forceinline__ int operator()(int c) const { return sep_phys(c); }
+    };
+    stage_plane<SBX, SBY>(p, x, smem + g.tile_at, g.pitch, Phys{}, (int)(r0 + p.h.off),
+                          (int)(c0 + p.w.off), g.nr, g.nc, tx, ty);
+}
+
+// Horizontal pass of staged row r, lane `grp` of its half-warp: SC sums
+// (read phase; the write phase stores them once the half-warp has read).
+template <class T>
+__host__ __device__ __forceinline__ void sep_row_sums(const ga_conv_tile &p, const SepGeom &g,
+                                                      const T *smem, int r, int grp, T (&acc)[SC])
+{
+#pragma unroll
+    for (int c = 0; c < SC; ++c) acc[c] = cv_zero<T>();
+    SepRowSrc<T> src{smem + g.tile_at + r * g.pitch + sep_phys(SC * grp), smem + g.ku};
+    cv_window<SC>(acc, (int)p.w.k, src);
+}
+
+template <class T>
+__host__ __device__ __forceinline__ void sep_row_write(const SepGeom &g, T *smem, int r, int grp,
+                                                       const T (&acc)[SC])
+{
+#pragma unroll
+    for (int c = 0; c < SC; ++c) smem[g.tile_at + r * g.pitch + SC * grp + c] = acc[c];
+}
+
+// Vertical pass and store, thread (tx, ty): SR outputs of column c0 + tx.
+template <int SR, class T>
+__host__ __device__ __forceinline__ void sep_columns(const ga_conv_tile &p, const SepGeom &g,
+                                                     const T *smem, T *out, int64_t r0, int64_t c0,
+                                                     int tx, int ty)
+{
+    T acc[SR];
+#pragma unroll
+    for (int r = 0; r < SR; ++r) acc[r] = cv_zero<T>();
+    TileSrc<T, SR> src{smem + g.tile_at + ty * SR * g.pitch + tx, g.pitch, smem};
+    cv_window<SR>(acc, (int)p.h.k, src);
+    const int64_t c = c0 + tx;
+    if (c >= p.w.n_out) return;
+#pragma unroll
+    for (int rr = 0; rr < SR; ++rr) {
+        const int64_t r = r0 + ty * SR + rr;
+        if (r < p.h.n_out)
+            out[r * p.w.n_out + c] = p.divisor != 0.0 ? cv_divide(acc[rr], p.divisor) : acc[rr];
+    }
+}
+
+template <class T, int SR, int SBY>
+__global__ void __launch_bounds__(SBX * SBY) k_conv_sep(const ga_conv_tile p,
+                                                       const T *__restrict__ x,
+                                                       const T *__restrict__ fac,
+                                                       T *__restrict__ out)
+{
+    if (fac[0] == T(0))
+        return;     // not separable: k_conv_tile computes this launch
+    extern __shared__ __align__(16) unsigned char cv_smem[];
+    T *smem = reinterpret_cast<T *>(cv_smem);
+    const SepGeom g = sep_geom<SR, SBY>(p);
+    int64_t c0, r0;
+    sep_block<SR, SBY>(p, blockIdx.x, &c0, &r0);
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    sep_fill<SR, SBY>(p, g, x, fac, smem, r0, c0, tx, ty);
+    cv_async_commit();
+    cv_async_wait<0>();
+    __syncthreads();
+    // Rows two a warp at a time, one per half-warp.
+    const int warp = (ty * SBX + tx) / 32, lane = tx % 32;
+    const int nwarps = SBX * SBY / 32;
+    for (int r = 2 * warp + lane / 16; r - lane / 16 < g.nr; r += 2 * nwarps) {
+        T acc[SC];
+        if (r < g.nr) sep_row_sums(p, g, smem, r, lane % 16, acc);
+        __syncwarp();
+        if (r < g.nr) sep_row_write(g, smem, r, lane % 16, acc);
+    }
+    __syncthreads();
+    sep_columns<SR>(p, g, smem, out, r0, c0, tx, ty);
 }
 
 // ============================== column kernel ==============================
@@ -723,10 +1139,14 @@ cudaError_t launch_line(const ga_conv_line *p, const char *x, const char *w, cha
     int64_t blocks = ga_conv_line_blocks(p);
     size_t smem = (size_t)ga_conv_line_smem(p) * sizeof(T);
     if (blocks == 0) return cudaSuccess;
-    if (p->direct) {
-        if (blocks > INT32_MAX || p->by != 1 || p->bx > 256 || p->ax.k > INT32_MAX)
+    if (p->warp) {
+        const int64_t per_block = (int64_t)GA_CONV_LINE_WARPS * p->warp;
+        blocks = (blocks + per_block - 1) / per_block;
+        smem *= 2 * GA_CONV_LINE_WARPS;
+        if (blocks > INT32_MAX || smem > CV_SMEM_MAX || p->bx != 32 || p->by != 1 ||
+            p->kchunk != p->ax.k)
             return cudaErrorInvalidConfiguration;
-        k_conv_line_direct<T><<<(unsigned)blocks, p->bx, 0, stream>>>(
+        k_conv_line_warp<T><<<(unsigned)blocks, 32 * GA_CONV_LINE_WARPS, smem, stream>>>(
             *p, (const T *)x, (const T *)w, (T *)out);
         return cudaGetLastError();
     }
@@ -749,6 +1169,39 @@ cudaError_t launch_tile(const ga_conv_tile *p, const char *x, const char *w, cha
     k_conv_tile<T><<<(unsigned)blocks, dim3(TBX, TBY), smem, stream>>>(
         *p, (const T *)x, (const T *)w, (T *)out);
     return cudaGetLastError();
+}
+
+// The separable block: SR outputs a thread down a column, SBY rows of
+// threads (see the harness, src/kernels/dev/convolve_bench.cu, for the
+// shapes tried).
+constexpr int SEP_R = 8, SEP_BY = 4;
+
+template <class T, int SR = SEP_R, int SBY = SEP_BY>
+cudaError_t launch_tile_sep(const ga_conv_tile *p, const char *x, const char *w, char *fac,
+                            char *out, cudaStream_t stream)
+{
+    if (p->nouter != 0 || p->h.k < 1 || p->w.k < 1 || p->h.k > GA_CONV_SEP_K ||
+        p->w.k > GA_CONV_SEP_K || p->kh_chunk != p->h.k || p->kw_chunk != p->w.k)
+        return cudaErrorInvalidValue;
+    const int64_t blocks = sep_blocks<SR, SBY>(*p);
+    if (blocks == 0) return cudaSuccess;
+    const size_t smem = (size_t)sep_smem<SR, SBY>(*p) * sizeof(T);
+    if (blocks > INT32_MAX) return cudaErrorInvalidConfiguration;
+    if (smem > CV_SMEM_MAX) {
+        cudaError_t err = cudaFuncSetAttribute(k_conv_sep<T, SR, SBY>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)smem);
+        if (err != cudaSuccess) return err;
+    }
+    k_conv_factor<T><<<1, 256, 0, stream>>>(*p, (const T *)w, (T *)fac);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+    k_conv_sep<T, SR, SBY><<<(unsigned)blocks, dim3(SBX, SBY), smem, stream>>>(
+        *p, (const T *)x, (const T *)fac, (T *)out);
+    if ((err = cudaGetLastError()) != cudaSuccess) return err;
+    ga_conv_tile q = *p;
+    q.sep = fac;
+    return launch_tile<T>(&q, x, w, out, stream);
 }
 
 template <class T>
@@ -792,6 +1245,17 @@ extern "C" cudaError_t ga_launch_conv_line(ga_type type, const ga_conv_line *p, 
     case GA_INT64: return launch_line<int64_t>(p, x, w, out, stream);
     case GA_COMPLEX64: return launch_line<ga_c64>(p, x, w, out, stream);
     case GA_COMPLEX128: return launch_line<ga_c128>(p, x, w, out, stream);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+extern "C" cudaError_t ga_launch_conv_tile_sep(ga_type type, const ga_conv_tile *p,
+                                               const char *x, const char *w, char *fac,
+                                               char *out, cudaStream_t stream)
+{
+    switch (type) {
+    case GA_FLOAT32: return launch_tile_sep<float>(p, x, w, fac, out, stream);
+    case GA_FLOAT64: return launch_tile_sep<double>(p, x, w, fac, out, stream);
     default: return cudaErrorInvalidValue;
     }
 }

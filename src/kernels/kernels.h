@@ -297,13 +297,16 @@ typedef struct { int64_t n_in, n_out, k, off; } ga_conv_axis;
  * consecutive outputs; taps are staged `kchunk` at a time.  Element types:
  * GA_FLOAT32, GA_FLOAT64, GA_INT64 (wrapping), GA_COMPLEX64, GA_COMPLEX128. */
 #define GA_CONV_LINE_C 8
+#define GA_CONV_LINE_WARPS 8
 typedef struct {
     int64_t rows;
     ga_conv_axis ax;
     int32_t mode, flags;
     int32_t bx, by, kchunk;
-    int32_t direct;          /* 1: no shared memory, windows read from global memory
-                              * (by 1, kchunk k) */
+    int32_t warp;            /* 0, or the warp variant: each warp stages and stores
+                              * its own tiles, up to `warp` of them, in two slots (bx
+                              * 32, by 1, kchunk k; GA_CONV_LINE_WARPS warps a block,
+                              * 2 * GA_CONV_LINE_WARPS slots of shared memory) */
     double divisor;          /* floating results are divided by it when nonzero */
     ga_kscalar cval;         /* in the element type */
 } ga_conv_line;
@@ -344,6 +347,9 @@ typedef struct {
     int32_t kh_chunk, kw_chunk;
     double divisor;
     ga_kscalar cval;
+    const void *sep;         /* NULL, or the factors of a separable launch (see
+                              * ga_launch_conv_tile_sep): the tile kernel then returns
+                              * at once where the separable kernel runs */
 } ga_conv_tile;
 
 /* Shared memory of a tile launch, in elements: the input tile (rounded up
@@ -398,6 +404,17 @@ cudaError_t ga_launch_conv_tile(ga_type type, const ga_conv_tile *p, const char 
                                 const char *w, char *out, cudaStream_t stream);
 cudaError_t ga_launch_conv_cols(ga_type type, const ga_conv_cols *p, const char *x,
                                 const char *w, char *out, cudaStream_t stream);
+
+/* A 2-d tile launch (nouter 0, h.k and w.k at most GA_CONV_SEP_K, the whole
+ * filter one chunk) whose filter may be an outer product u v^T, decided on
+ * the device: one block factors the taps into `fac` (1 + h.k + w.k elements
+ * of the launch's type: a flag, u, v), then the separable kernel (a
+ * horizontal pass with v and a vertical one with u, kh + kw multiply-adds an
+ * output) and the tile kernel are both launched, and the one the flag does
+ * not choose returns at once.  No host synchronisation.  Float types only. */
+#define GA_CONV_SEP_K 24
+cudaError_t ga_launch_conv_tile_sep(ga_type type, const ga_conv_tile *p, const char *x,
+                                    const char *w, char *fac, char *out, cudaStream_t stream);
 
 /* ---- filters.cu: order-statistic filters (median, rank, minimum, maximum) ---- */
 

@@ -112,12 +112,8 @@ static std::vector<T> reference(const std::vector<int64_t> &nin, const std::vect
 template <class T>
 static void emulate_line(const ga_conv_line &p, const T *x, const T *w, T *out)
 {
-    if (p.direct) {
-        for (int64_t b = 0; b < ga_conv_line_blocks(&p); ++b)
-            for (int tx = 0; tx < p.bx; ++tx)
-                line_direct_thread(p, x, w, out, b, tx);
-        return;
-    }
+    // The staged kernel, or the warp one (the same phases with bx 32, by 1:
+    // one emulated block a warp).
     const int64_t slot_len = ga_conv_line_slot(p.bx, p.kchunk);
     if (slot_len != line_phys((int64_t)p.bx * LC + p.kchunk - 2) + 1) {
         printf("line slot size disagrees with kernels.h\n");
@@ -134,9 +130,14 @@ static void emulate_line(const ga_conv_line &p, const T *x, const T *w, T *out)
         for (int64_t k0 = 0; k0 < p.ax.k; k0 += p.kchunk) {
             int kc = (int)std::min((int64_t)p.kchunk, p.ax.k - k0);
             for (int ty = 0; ty < p.by; ++ty)
-                for (int tx = 0; tx < p.bx; ++tx)
-                    line_fill(p, x, smem.data() + ty * slot_len, group * p.by + ty,
-                              i0 + p.ax.off + k0, p.bx * LC + kc - 1, tx);
+                for (int tx = 0; tx < p.bx; ++tx) {
+                    if (p.warp && sizeof(T) == 8)     // cp.async staging (a plain copy here)
+                        line_fill<true>(p, x, smem.data() + ty * slot_len, group * p.by + ty,
+                                        i0 + p.ax.off + k0, p.bx * LC + kc - 1, tx);
+                    else
+                        line_fill(p, x, smem.data() + ty * slot_len, group * p.by + ty,
+                                  i0 + p.ax.off + k0, p.bx * LC + kc - 1, tx);
+                }
             for (int ty = 0; ty < p.by; ++ty)
                 for (int tx = 0; tx < p.bx; ++tx)
                     line_accumulate(p, w, smem.data() + ty * slot_len, tx, k0, kc,
@@ -173,19 +174,27 @@ static int check_line(int trials, bool complex_flags)
         p.bx = 32 << rnd(0, 3);
         p.by = (int)rnd(1, 256 / p.bx);
         p.kchunk = (int)rnd(1, std::min<int64_t>(p.ax.k, 70));
-        if (trial % 2) {    // the direct variant: no staging, one line a block
-            p.direct = 1;
+        if (trial % 2) {    // the warp variant: the staged phases per warp
+            p.warp = (int)rnd(1, 4);
+            p.bx = 32;
             p.by = 1;
             p.kchunk = (int)p.ax.k;
         }
         T cval = rnd_value<T>();
         p.cval = as_scalar(cval);
-        std::vector<T> x(p.rows * p.ax.n_in), w(p.ax.k), out(p.rows * p.ax.n_out, poison<T>());
+        // One element more than needed, so a misaligned start (the 16-byte
+        // staging paths split at 16-byte boundaries) is tried too.
+        const int shift = (int)rnd(0, 1);
+        std::vector<T> xbuf(p.rows * p.ax.n_in + 1), w(p.ax.k),
+            obuf(p.rows * p.ax.n_out + 1, poison<T>());
+        std::vector<T> &x = xbuf;
+        T *xs = xbuf.data() + shift, *outs = obuf.data() + shift;
         for (auto &v : x) v = rnd_value<T>();
         for (auto &v : w) v = rnd_value<T>();
-        emulate_line(p, x.data(), w.data(), out.data());
+        emulate_line(p, xs, w.data(), outs);
+        std::vector<T> xv(xs, xs + p.rows * p.ax.n_in), out(outs, outs + p.rows * p.ax.n_out);
         std::vector<T> ref = reference<T>({p.rows, p.ax.n_in}, {p.rows, p.ax.n_out}, {1, p.ax.k},
-                                          {0, p.ax.off}, x, w, p.mode, cval,
+                                          {0, p.ax.off}, xv, w, p.mode, cval,
                                           p.flags & GA_CONV_FLIP, p.flags & GA_CONV_CONJ_TAPS);
         for (int64_t r = 0; r < p.rows; ++r)
             for (int64_t i = 0; i < p.ax.n_out; ++i) {
@@ -194,11 +203,12 @@ static int check_line(int trials, bool complex_flags)
                 int64_t at = (p.flags & GA_CONV_REVERSE_OUT) ? p.ax.n_out - 1 - i : i;
                 if (!close(out[r * p.ax.n_out + at], want)) {
                     printf("line mismatch (type size %zu): rows %lld n_in %lld n_out %lld k %lld "
-                           "off %lld mode %s flags %d bx %d by %d kchunk %d direct %d at row %lld i %lld\n",
+                           "off %lld mode %s flags %d bx %d by %d kchunk %d warp %d "
+                           "shift %d at row %lld i %lld\n",
                            sizeof(T), (long long)p.rows, (long long)p.ax.n_in,
                            (long long)p.ax.n_out, (long long)p.ax.k, (long long)p.ax.off,
-                           mode_name[p.mode], p.flags, p.bx, p.by, p.kchunk, p.direct, (long long)r,
-                           (long long)i);
+                           mode_name[p.mode], p.flags, p.bx, p.by, p.kchunk, p.warp,
+                           shift, (long long)r, (long long)i);
                     return 1;
                 }
             }
@@ -312,6 +322,128 @@ static int check_tile(int trials)
             }
     }
     printf("tile kernel, element size %zu: %d random configurations match\n", sizeof(T), trials);
+    return 0;
+}
+
+// ------------------------------------------------------------ separable ---
+
+// The factor block with nt threads (its reductions done here).
+template <class T>
+static void emulate_factor(const ga_conv_tile &p, const T *w, T *fac, int nt)
+{
+    double best = -1.0;
+    int64_t pivot = 0;
+    bool finite = true;
+    for (int tid = 0; tid < nt; ++tid) {
+        double b;
+        int64_t at;
+        bool f;
+        sep_pivot_local(p, w, tid, nt, &b, &at, &f);
+        finite = finite && f;
+        if (b > best || (b == best && at < pivot)) { best = b; pivot = at; }
+    }
+    bool ok = finite && best > 0.0;
+    for (int tid = 0; tid < nt; ++tid)
+        ok = ok && sep_check_local(p, w, pivot, tid, nt);
+    for (int tid = 0; tid < nt; ++tid)
+        sep_write(p, w, pivot, ok, fac, tid, nt);
+}
+
+template <class T, int SR, int SBY>
+static void emulate_sep(const ga_conv_tile &p, const T *x, const T *fac, T *out)
+{
+    if (fac[0] == T(0)) return;
+    const SepGeom g = sep_geom<SR, SBY>(p);
+    std::vector<T> smem(sep_smem<SR, SBY>(p) + 16 / sizeof(T));
+    T *base = smem.data();
+    while ((uintptr_t)base % 16) ++base;
+    for (int64_t b = 0; b < sep_blocks<SR, SBY>(p); ++b) {
+        int64_t c0, r0;
+        sep_block<SR, SBY>(p, b, &c0, &r0);
+        for (auto &v : smem) v = poison<T>();
+        for (int ty = 0; ty < SBY; ++ty)
+            for (int tx = 0; tx < SBX; ++tx)
+                sep_fill<SR, SBY>(p, g, x, fac, base, r0, c0, tx, ty);
+        for (int r = 0; r < g.nr; ++r) {   // a half-warp a row: all read, then all write
+            T acc[16][SC];
+            for (int grp = 0; grp < 16; ++grp) sep_row_sums(p, g, base, r, grp, acc[grp]);
+            for (int grp = 0; grp < 16; ++grp) sep_row_write(g, base, r, grp, acc[grp]);
+        }
+        for (int ty = 0; ty < SBY; ++ty)
+            for (int tx = 0; tx < SBX; ++tx)
+                sep_columns<SR>(p, g, base, out, r0, c0, tx, ty);
+    }
+}
+
+// Random 2-d launches whose filters are outer products (eighths: exact), or
+// not: the factor flag, and the separable result against the reference.
+template <class T>
+static int check_sep(int trials)
+{
+    int separable = 0;
+    for (int trial = 0; trial < trials; ++trial) {
+        ga_conv_tile p;
+        memset(&p, 0, sizeof(p));
+        p.h = random_axis(trial % 5 == 0 ? 90 : 40, GA_CONV_SEP_K);
+        p.w = random_axis(trial % 5 == 0 ? 150 : 70, GA_CONV_SEP_K);
+        p.mode = (int)rnd(0, 4);
+        p.flags = (int)rnd(0, 1) * GA_CONV_FLIP;
+        p.kh_chunk = (int)p.h.k;
+        p.kw_chunk = (int)p.w.k;
+        p.divisor = rnd(0, 3) ? 0.0 : (double)rnd(1, 9);
+        T cval = rnd_value<T>();
+        p.cval = as_scalar(cval);
+        const int kind = trial % 6;     // 0-3 outer product, 4 random, 5 a NaN or all zero
+        std::vector<T> u(p.h.k), v(p.w.k), w(p.h.k * p.w.k);
+        for (auto &e : u) e = rnd_value<T>();
+        for (auto &e : v) e = rnd_value<T>();
+        for (int64_t i = 0; i < p.h.k; ++i)
+            for (int64_t j = 0; j < p.w.k; ++j)
+                w[i * p.w.k + j] = kind < 4 ? u[i] * v[j] : kind == 4 ? rnd_value<T>() : T(0);
+        if (kind == 5 && trial % 12 == 5) w[rnd(0, (int64_t)w.size() - 1)] = (T)NAN;
+        bool zero = true;
+        for (auto e : w) zero = zero && e == T(0);
+        const bool want_flag = kind < 4 && !zero;
+        std::vector<T> fac(1 + p.h.k + p.w.k, poison<T>());
+        emulate_factor(p, w.data(), fac.data(), (int)rnd(1, 64));
+        if ((fac[0] != T(0)) != want_flag && !(kind == 4 && (p.h.k == 1 || p.w.k == 1))) {
+            printf("sep factor flag %g, want %d (type size %zu): kh %lld kw %lld kind %d\n",
+                   (double)fac[0], want_flag, sizeof(T), (long long)p.h.k, (long long)p.w.k, kind);
+            return 1;
+        }
+        if (fac[0] == T(0)) continue;
+        ++separable;
+        std::vector<T> x(p.h.n_in * p.w.n_in), out(p.h.n_out * p.w.n_out, poison<T>());
+        for (auto &e : x) e = rnd_value<T>();
+        if (trial % 2) emulate_sep<T, 8, 4>(p, x.data(), fac.data(), out.data());
+        else emulate_sep<T, 16, 2>(p, x.data(), fac.data(), out.data());
+        std::vector<T> ref = reference<T>({p.h.n_in, p.w.n_in}, {p.h.n_out, p.w.n_out},
+                                          {p.h.k, p.w.k}, {p.h.off, p.w.off}, x, w, p.mode, cval,
+                                          p.flags & GA_CONV_FLIP, false);
+        // The factors v[j] / v[q] round, so the bound is a few ulps of the
+        // sum of |terms|, not of the (possibly cancelling) result.
+        std::vector<T> xa(x), wa(w);
+        for (auto &e : xa) e = std::fabs(e);
+        for (auto &e : wa) e = std::fabs(e);
+        std::vector<T> mag = reference<T>({p.h.n_in, p.w.n_in}, {p.h.n_out, p.w.n_out},
+                                          {p.h.k, p.w.k}, {p.h.off, p.w.off}, xa, wa, p.mode,
+                                          std::fabs(cval), p.flags & GA_CONV_FLIP, false);
+        const double eps = sizeof(T) == 4 ? 1.2e-7 : 2.3e-16;
+        for (size_t i = 0; i < ref.size(); ++i) {
+            T want = p.divisor != 0.0 ? cv_divide(ref[i], p.divisor) : ref[i];
+            const double bound = 64 * eps * (1.0 + (double)mag[i]) / (p.divisor ? p.divisor : 1.0);
+            if (!(std::fabs((double)out[i] - (double)want) <= bound)) {
+                printf("sep mismatch (type size %zu) at %zu: h (%lld %lld %lld %lld) "
+                       "w (%lld %lld %lld %lld) mode %s flags %d\n", sizeof(T), i,
+                       (long long)p.h.n_in, (long long)p.h.n_out, (long long)p.h.k,
+                       (long long)p.h.off, (long long)p.w.n_in, (long long)p.w.n_out,
+                       (long long)p.w.k, (long long)p.w.off, mode_name[p.mode], p.flags);
+                return 1;
+            }
+        }
+    }
+    printf("separable kernel, element size %zu: %d random configurations match (%d factored)\n",
+           sizeof(T), trials, separable);
     return 0;
 }
 
@@ -516,6 +648,8 @@ int main()
     bad |= check_tile<float>(150);
     bad |= check_tile<double>(150);
     bad |= check_tile<int64_t>(80);
+    bad |= check_sep<float>(150);
+    bad |= check_sep<double>(150);
     bad |= check_cols<float>(200);
     bad |= check_cols<double>(200);
     bad |= check_cols<int64_t>(100);
