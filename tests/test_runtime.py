@@ -339,10 +339,13 @@ def test_wait_event_orders_two_streams():
     b = gp.zeros(n, dtype=gp.float32)
     c = gp.zeros(n, dtype=gp.float32)
     # The CUDA runtime loads a kernel's module on its first launch (lazy
-    # loading), and a load waits for running kernels: launch the fill and the
-    # copy once before the spin, so that loading cannot reorder them behind it.
-    a.fill(0)
+    # loading), and a load waits for running kernels: launch the fill of a
+    # non-zero value (zero is a memset) and the copy once before the spin, so
+    # that loading cannot reorder them behind it.
+    a.fill(1)
     c[...] = a
+    a.fill(0)
+    c.fill(0)
     gp.cuda.device_synchronize()
     s1, s2 = Stream(), Stream()
     with s1:
