@@ -44,14 +44,7 @@
 
 #include "../convolve.cu"
 
-#define CK(call)                                                                       \
-    do {                                                                               \
-        cudaError_t e_ = (call);                                                       \
-        if (e_ != cudaSuccess) {                                                       \
-            printf("%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                   \
-        }                                                                              \
-    } while (0)
+#include "bench_common.cuh"
 
 static char *g_flush;
 static const size_t FLUSH_BYTES = (size_t)256 << 20;

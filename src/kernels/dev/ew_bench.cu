@@ -41,15 +41,7 @@
 #include <cstring>
 #include <vector>
 
-#define CK(call)                                                                   \
-    do {                                                                           \
-        cudaError_t e_ = (call);                                                   \
-        if (e_ != cudaSuccess) {                                                   \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call,           \
-                    cudaGetErrorString(e_));                                       \
-            exit(1);                                                               \
-        }                                                                          \
-    } while (0)
+#include "bench_common.cuh"
 
 template <class T, int V>
 struct alignas(sizeof(T) * V) pack { T v[V]; };
