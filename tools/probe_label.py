@@ -12,11 +12,9 @@ like label's count read or center_of_mass's copy, include the wait).  Then,
 if nsys is installed, a kernel table of the --inner run (each launch's own
 GPU time), cut short after 35 s.
 """
-import importlib.util
 import os
 import pathlib
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -30,41 +28,9 @@ import gpuarr as gp  # noqa: E402
 from gpuarr import _core  # noqa: E402
 from gpuarr.scipy import ndimage as gnd  # noqa: E402
 from gpuarr.scipy import _measurements as gm  # noqa: E402
+from probe_measure import bench_module, row  # noqa: E402  (same folder: shared timing)
 
 T0 = time.perf_counter()
-
-
-def bench_module():
-    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def timed(fn, n=200, warm=10):
-    """(gpu median us, gpu min us, host median us) of fn()."""
-    start, end = gp.cuda.Event(), gp.cuda.Event()
-    for _ in range(warm):
-        fn()
-    gp.cuda.Device().synchronize()
-    gpu, host = [], []
-    for _ in range(n):
-        start.record()
-        t = time.perf_counter()
-        fn()
-        host.append(time.perf_counter() - t)
-        end.record()
-        end.synchronize()
-        gpu.append(gp.cuda.get_elapsed_time(start, end) * 1e3)
-    return statistics.median(gpu), min(gpu), statistics.median(host) * 1e6
-
-
-def row(name, fn, n=200):
-    try:
-        med, mn, h = timed(fn, n)
-        print(f"  {name:<58s} gpu {med:8.1f} / {mn:8.1f} us   host {h:8.1f} us", flush=True)
-    except Exception as exc:  # a probe reports, it does not stop
-        print(f"  {name:<58s} FAILED {type(exc).__name__}: {exc}", flush=True)
 
 
 def probe_label(seg):
