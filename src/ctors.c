@@ -62,50 +62,42 @@ layout_ok(ga_array *a, char order)
            (order == 'F' && (a->flags & GA_F_CONTIGUOUS));
 }
 
-/* `a` itself (a new reference) or a copy of it on its own device, with
- * dtype `descr` (stolen; NULL keeps a's) and layout `order`; copy is 1
- * (always), 0 (never: ValueError when one is needed) or -1 (when needed).
- * astype() and asarray() of an array already on the current device. */
-PyObject *
-ga_array_as(ga_array *a, PyArray_Descr *descr, int copy, char order)
-{
-    int same = descr == NULL || PyArray_EquivTypes(descr, a->descr);
-    if (same && copy != 1 && layout_ok(a, order)) {
-        Py_XDECREF(descr);
-        Py_INCREF(a);
-        return (PyObject *)a;
-    }
-    if (copy == 0) {
-        Py_XDECREF(descr);
-        PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an array as "
-                        "requested.");
-        return NULL;
-    }
-    int fortran = order == 'F' || ((order == 'K' || order == 'A') &&
-                                   (a->flags & GA_F_CONTIGUOUS) && !(a->flags & GA_C_CONTIGUOUS));
-    return (PyObject *)ga_array_copy_as(a, descr, fortran);
-}
-
 PyObject *
 ga_asarray(PyObject *obj, PyArray_Descr *descr, int copy, char order)
 {
     ga_array *a = NULL;
     if (ga_array_check(obj)) {
         a = (ga_array *)obj;
-        if (a->device == ga_runtime_current_device())
-            return ga_array_as(a, descr, copy, order);
+        Py_INCREF(a);
+        if (a->device != ga_runtime_current_device()) {
+            if (copy == 0) {
+                PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an "
+                                "array as requested: the array is on another device.");
+                goto fail;
+            }
+            ga_array *moved = to_current_device(a);
+            Py_DECREF(a);
+            if (moved == NULL)
+                goto fail;
+            a = moved;
+            copy = -1;
+        }
+        int same = descr == NULL || PyArray_EquivTypes(descr, a->descr);
+        if (same && copy != 1 && layout_ok(a, order)) {
+            Py_XDECREF(descr);
+            return (PyObject *)a;
+        }
         if (copy == 0) {
-            PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an "
-                            "array as requested: the array is on another device.");
-            a = NULL;
+            PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an array as "
+                            "requested.");
             goto fail;
         }
-        a = to_current_device(a);
-        if (a == NULL)
-            goto fail;
-        PyObject *out = ga_array_as(a, descr, -1, order);
+        int fortran = order == 'F' || ((order == 'K' || order == 'A') &&
+                                       (a->flags & GA_F_CONTIGUOUS) && !(a->flags & GA_C_CONTIGUOUS));
+        ga_array *out = ga_array_copy_as(a, descr, fortran);
+        descr = NULL;
         Py_DECREF(a);
-        return out;
+        return (PyObject *)out;
     }
     PyObject *view = NULL;
     int cai = PyArray_Check(obj) ? -2 : ga_try_from_cai(obj, &view);

@@ -240,9 +240,6 @@ PyObject *ga_transfer_to_numpy(ga_array *a, PyArrayObject *out, cudaStream_t str
  * may be NULL).  `copy`: 1 always, 0 never (ValueError if needed), -1 if
  * needed. */
 PyObject *ga_asarray(PyObject *obj, PyArray_Descr *descr, int copy, char order);
-/* `a` or a copy of it on a's own device (astype): dtype `descr` (stolen,
- * may be NULL), layout `order`, `copy` as above. */
-PyObject *ga_array_as(ga_array *a, PyArray_Descr *descr, int copy, char order);
 
 /* ======================== elementwise.c ================================== */
 
