@@ -17,8 +17,10 @@ gathers the values near the last median, which usually hold the new one
 (else the median takes a radix histogram of the first digit and a pass
 gathering the few values left in its bin).  Rows (``axis`` given) and small
 arrays run every iteration of a row inside one block, all rows in one
-launch.  The only synchronisation is the size of a compacted result
-(``masked=False`` without ``axis``, ``compressed()``).
+launch.  The synchronisations are the size of a compacted result
+(``masked=False`` without ``axis``, ``compressed()``) and, with
+``maxiters=None`` where no cooperative launch is possible, a convergence
+check every few queued iterations.
 
 Semantics.  ``sigma_clip`` follows astropy's documented behaviour for the
 arguments it shares: clipped values are those below ``centre - sigma_lower

@@ -15,9 +15,10 @@ at run time):
 
 * Linear filters are one direct correlation each (``_core._correlate``):
   along the contiguous axis the line kernel (a shared-memory stretch per
-  line, 8 outputs per thread in a register window); across other axes, and
-  for N-d weights, the tile kernel (a shared-memory tile with its halo,
-  extended at load time; 8 outputs per thread down a column).  Separable
+  line, 8 outputs per thread in a register window); across outer axes the
+  column kernel (8 outputs per thread down a column); for N-d weights the
+  tile kernel (a shared-memory tile with its halo, extended at load time;
+  16 outputs per thread down a column).  Separable
   filters (gaussian, uniform, and minimum/maximum with ``size`` or an
   all-True footprint) run one pass per axis, keeping the intermediate
   results in the output dtype as SciPy does.
