@@ -110,8 +110,7 @@ chunk_of(int64_t k, int64_t cap)
 /* Whether the warp line variant runs a filter of k taps: up to LINE_WARP_K
  * taps when its two slots a warp fit the shared memory of a block (not for
  * complex128), unless GPUARR_CONV_LINE=smem (a switch for
- * tools/probe_convolve.py to compare it with the block-staged variant;
- * temporary). */
+ * tools/probe_convolve.py to compare it with the block-staged variant). */
 static int
 line_warp_wanted(int64_t k, int itemsize)
 {
@@ -292,8 +291,8 @@ check_blocks(const conv_plan *plan)
  * decides which of the two runs): a 2-d float filter of at least 2 x 2 taps
  * staged in one chunk, with enough work that kh*kw multiply-adds an output
  * outweigh two more launches (about 2^25 of them, ~2 us of FP64 work).
- * GPUARR_CONV_SEP=0 turns it off (for tools/probe_convolve.py;
- * temporary). */
+ * GPUARR_CONV_SEP=0 turns it off (tools/probe_convolve.py compares the
+ * two paths with it). */
 #define SEP_MIN_WORK ((int64_t)1 << 25)
 static int
 sep_wanted(const conv_plan *plan, int type)
