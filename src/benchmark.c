@@ -34,9 +34,11 @@ monotonic_seconds(void)
 typedef struct {
     int ndev;
     int *devices;
-    cudaEvent_t *start;      /* [ndev] */
-    cudaEvent_t *end;        /* [ndev] */
-    Py_ssize_t n, cap;       /* repeats stored / room for */
+    int ring;                /* event pairs per device: lag + 1 */
+    cudaEvent_t *start;      /* [ring][ndev] */
+    cudaEvent_t *end;        /* [ring][ndev] */
+    Py_ssize_t n, cap;       /* repeats started / room for */
+    Py_ssize_t done;         /* repeats whose GPU times are read */
     double *cpu;             /* [cap] */
     double *gpu;             /* [cap][ndev] */
 } bench_state;
@@ -44,7 +46,7 @@ typedef struct {
 static void
 bench_free(bench_state *b)
 {
-    for (int k = 0; k < b->ndev; ++k) {
+    for (int k = 0; k < b->ring * b->ndev; ++k) {
         if (b->start && b->start[k])
             cudaEventDestroy(b->start[k]);
         if (b->end && b->end[k])
@@ -57,14 +59,16 @@ bench_free(bench_state *b)
     PyMem_Free(b->gpu);
 }
 
-/* Record `events[k]` on each device's current stream.  0 / -1. */
+/* Record the events of ring slot `slot` (start or end) on each device's
+ * current stream.  0 / -1. */
 static int
-bench_record(bench_state *b, cudaEvent_t *events)
+bench_record(bench_state *b, cudaEvent_t *events, int slot)
 {
     for (int k = 0; k < b->ndev; ++k) {
         if (ga_runtime_use_device(b->devices[k]) < 0)
             return -1;
-        cudaError_t err = cudaEventRecord(events[k], ga_runtime_device_stream(b->devices[k]));
+        cudaError_t err = cudaEventRecord(events[slot * b->ndev + k],
+                                          ga_runtime_device_stream(b->devices[k]));
         if (err != cudaSuccess) {
             ga_err_cuda(err, "cudaEventRecord");
             return -1;
@@ -73,19 +77,55 @@ bench_record(bench_state *b, cudaEvent_t *events)
     return 0;
 }
 
-/* Wait for every end event (GIL released).  0 / -1. */
+/* Wait for the end events of ring slot `slot`: a query first, the
+ * blocking wait (GIL released) only when one is still pending.  0 / -1. */
 static int
-bench_wait(bench_state *b)
+bench_wait(bench_state *b, int slot)
 {
+    cudaEvent_t *end = b->end + slot * b->ndev;
+    int pending = 0;
+    for (int k = 0; k < b->ndev; ++k) {
+        cudaError_t err = cudaEventQuery(end[k]);
+        if (err == cudaErrorNotReady) {
+            pending = 1;
+        } else if (err != cudaSuccess) {
+            ga_err_cuda(err, "cudaEventQuery");
+            return -1;
+        }
+    }
+    if (!pending)
+        return 0;
     cudaError_t err = cudaSuccess;
     Py_BEGIN_ALLOW_THREADS
     for (int k = 0; k < b->ndev && err == cudaSuccess; ++k)
-        err = cudaEventSynchronize(b->end[k]);
+        err = cudaEventSynchronize(end[k]);
     Py_END_ALLOW_THREADS
     if (err != cudaSuccess) {
         ga_err_cuda(err, "cudaEventSynchronize");
         return -1;
     }
+    return 0;
+}
+
+/* Read the GPU times of the oldest repeat not yet read (its end events
+ * waited for).  0 / -1. */
+static int
+bench_retire(bench_state *b)
+{
+    int slot = (int)(b->done % b->ring);
+    if (bench_wait(b, slot) < 0)
+        return -1;
+    for (int k = 0; k < b->ndev; ++k) {
+        float ms = 0;
+        cudaError_t err = cudaEventElapsedTime(&ms, b->start[slot * b->ndev + k],
+                                               b->end[slot * b->ndev + k]);
+        if (err != cudaSuccess) {
+            ga_err_cuda(err, "cudaEventElapsedTime");
+            return -1;
+        }
+        b->gpu[b->done * b->ndev + k] = 1e-3 * (double)ms;
+    }
+    b->done++;
     return 0;
 }
 
@@ -131,36 +171,40 @@ bench_result(bench_state *b)
     return Py_BuildValue("(NN)", cpu, gpu);
 }
 
-/* _benchmark(func, args, kwargs, n_repeat, n_warmup, max_duration, devices)
- * -> (cpu_times, gpu_times) in seconds.  args a tuple, kwargs a dict or
- * None, devices a tuple of device numbers (checked by the Python caller). */
+/* _benchmark(func, args, kwargs, n_repeat, n_warmup, max_duration, devices,
+ * lag) -> (cpu_times, gpu_times) in seconds.  args a tuple, kwargs a dict or
+ * None, devices a tuple of device numbers (checked by the Python caller).
+ * lag: how many repeats may start before the end events of an earlier one
+ * are waited for (0: each repeat waits for its own, as CuPy). */
 static PyObject *
 py_benchmark(PyObject *self, PyObject *pyargs)
 {
     PyObject *func, *args, *kwargs, *devices, *result = NULL;
     Py_ssize_t n_repeat, n_warmup;
     double max_duration;
+    int lag = 0;
     bench_state b = {0};
     int prev_device = ga_runtime_current_device();
-    if (!PyArg_ParseTuple(pyargs, "OO!OnndO!:_benchmark", &func, &PyTuple_Type, &args,
+    if (!PyArg_ParseTuple(pyargs, "OO!OnndO!|i:_benchmark", &func, &PyTuple_Type, &args,
                           &kwargs, &n_repeat, &n_warmup, &max_duration, &PyTuple_Type,
-                          &devices))
+                          &devices, &lag))
         return NULL;
     if (kwargs == Py_None || (PyDict_Check(kwargs) && PyDict_GET_SIZE(kwargs) == 0))
         kwargs = NULL;
-    if (n_repeat < 1 || n_warmup < 0 || PyTuple_GET_SIZE(devices) < 1) {
-        PyErr_SetString(PyExc_ValueError, "_benchmark: needs n_repeat >= 1, n_warmup >= 0 "
-                        "and at least one device");
+    if (n_repeat < 1 || n_warmup < 0 || PyTuple_GET_SIZE(devices) < 1 || lag < 0 || lag > 64) {
+        PyErr_SetString(PyExc_ValueError, "_benchmark: needs n_repeat >= 1, n_warmup >= 0, "
+                        "at least one device and 0 <= lag <= 64");
         return NULL;
     }
     PyObject *const *argv = &PyTuple_GET_ITEM(args, 0);
     size_t nargs = (size_t)PyTuple_GET_SIZE(args);
 
     b.ndev = (int)PyTuple_GET_SIZE(devices);
+    b.ring = lag + 1;
     b.cap = n_repeat < 1024 ? n_repeat : 1024;
     b.devices = PyMem_Calloc((size_t)b.ndev, sizeof(int));
-    b.start = PyMem_Calloc((size_t)b.ndev, sizeof(cudaEvent_t));
-    b.end = PyMem_Calloc((size_t)b.ndev, sizeof(cudaEvent_t));
+    b.start = PyMem_Calloc((size_t)b.ring * b.ndev, sizeof(cudaEvent_t));
+    b.end = PyMem_Calloc((size_t)b.ring * b.ndev, sizeof(cudaEvent_t));
     b.cpu = PyMem_Malloc((size_t)b.cap * sizeof(double));
     b.gpu = PyMem_Malloc((size_t)b.cap * b.ndev * sizeof(double));
     if (!b.devices || !b.start || !b.end || !b.cpu || !b.gpu) {
@@ -174,8 +218,10 @@ py_benchmark(PyObject *self, PyObject *pyargs)
         b.devices[k] = dev < INT_MIN || dev > INT_MAX ? INT_MAX : (int)dev;
         if (ga_runtime_use_device(b.devices[k]) < 0)
             goto fail;
-        GA_CUDA_TRY(cudaEventCreate(&b.start[k]));
-        GA_CUDA_TRY(cudaEventCreate(&b.end[k]));
+        for (int r = 0; r < b.ring; ++r) {
+            GA_CUDA_TRY(cudaEventCreate(&b.start[r * b.ndev + k]));
+            GA_CUDA_TRY(cudaEventCreate(&b.end[r * b.ndev + k]));
+        }
     }
 
     for (Py_ssize_t i = 0; i < n_warmup; ++i) {
@@ -184,12 +230,13 @@ py_benchmark(PyObject *self, PyObject *pyargs)
             goto fail;
         Py_DECREF(r);
     }
-    if (bench_record(&b, b.end) < 0 || bench_wait(&b) < 0)
+    if (bench_record(&b, b.end, 0) < 0 || bench_wait(&b, 0) < 0)
         goto fail;
 
     double t_begin = monotonic_seconds();
     for (Py_ssize_t i = 0; i < n_repeat; ++i) {
-        if (bench_grow(&b) < 0 || bench_record(&b, b.start) < 0)
+        int slot = (int)(i % b.ring);
+        if (bench_grow(&b) < 0 || bench_record(&b, b.start, slot) < 0)
             goto fail;
         double t1 = monotonic_seconds();
         PyObject *r = PyObject_VectorcallDict(func, argv, nargs, kwargs);
@@ -197,17 +244,17 @@ py_benchmark(PyObject *self, PyObject *pyargs)
         if (r == NULL)
             goto fail;
         Py_DECREF(r);
-        if (bench_record(&b, b.end) < 0 || bench_wait(&b) < 0)
+        if (bench_record(&b, b.end, slot) < 0)
             goto fail;
-        for (int k = 0; k < b.ndev; ++k) {
-            float ms = 0;
-            GA_CUDA_TRY(cudaEventElapsedTime(&ms, b.start[k], b.end[k]));
-            b.gpu[b.n * b.ndev + k] = 1e-3 * (double)ms;
-        }
         b.cpu[b.n++] = t2 - t1;
+        if (b.n - b.done > lag && bench_retire(&b) < 0)
+            goto fail;
         if (monotonic_seconds() - t_begin > max_duration || PyErr_CheckSignals() < 0)
             break;
     }
+    while (!PyErr_Occurred() && b.done < b.n)
+        if (bench_retire(&b) < 0)
+            goto fail;
     if (!PyErr_Occurred())
         result = bench_result(&b);
     if (result != NULL && ga_runtime_use_device(prev_device) < 0)
@@ -219,7 +266,7 @@ fail:
 
 static PyMethodDef benchmark_functions[] = {
     {"_benchmark", py_benchmark, METH_VARARGS,
-     "_benchmark(func, args, kwargs, n_repeat, n_warmup, max_duration, devices)\n\n"
+     "_benchmark(func, args, kwargs, n_repeat, n_warmup, max_duration, devices, lag=0)\n\n"
      "The timing loop of gpuarr.profiler.benchmark: (cpu_times, gpu_times) in seconds."},
     {NULL, NULL, 0, NULL},
 };

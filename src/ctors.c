@@ -43,9 +43,20 @@ to_current_device(ga_array *a)
     if (out == NULL)
         goto fail;
     size_t n = (size_t)ga_array_size(a) * ga_array_itemsize(a);
-    if (n)
-        GA_CUDA_TRY(cudaMemcpyPeerAsync(out->data, dev, a->data, a->device, n,
-                                        ga_runtime_current_stream()));
+    if (n) {
+        /* An asynchronous peer copy is ordered with the destination's
+         * stream only: make it wait for the source device's queued work
+         * (the writes of `a`), and make that device's later work (which may
+         * reuse a's memory once it is freed) wait for the copy. */
+        cudaStream_t s_dst = ga_runtime_current_stream();
+        cudaStream_t s_src = ga_runtime_device_stream(a->device);
+        if (ga_runtime_stream_after(dev, s_dst, a->device, s_src) < 0)
+            goto fail;
+        GA_CUDA_TRY(cudaMemcpyPeerAsync(out->data, dev, a->data, a->device, n, s_dst));
+        if (ga_runtime_stream_after(a->device, s_src, dev, s_dst) < 0 ||
+            ga_runtime_use_device(dev) < 0)
+            goto fail;
+    }
     Py_XDECREF(src);
     return out;
 fail:
@@ -62,42 +73,54 @@ layout_ok(ga_array *a, char order)
            (order == 'F' && (a->flags & GA_F_CONTIGUOUS));
 }
 
+/* `a` as dtype `descr` (stolen; NULL keeps a's) and `order`, on a's own
+ * device: `a` itself (a new reference) when nothing has to change and copy
+ * is not 1, a ValueError when copy is 0 and a copy is needed, else a copy.
+ * astype's path: it never moves an array between devices. */
+PyObject *
+ga_array_as(ga_array *a, PyArray_Descr *descr, int copy, char order)
+{
+    int same = descr == NULL || PyArray_EquivTypes(descr, a->descr);
+    if (same && copy != 1 && layout_ok(a, order)) {
+        Py_XDECREF(descr);
+        Py_INCREF(a);
+        return (PyObject *)a;
+    }
+    if (copy == 0) {
+        Py_XDECREF(descr);
+        PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an array as "
+                        "requested.");
+        return NULL;
+    }
+    int fortran = order == 'F' || ((order == 'K' || order == 'A') &&
+                                   (a->flags & GA_F_CONTIGUOUS) && !(a->flags & GA_C_CONTIGUOUS));
+    return (PyObject *)ga_array_copy_as(a, descr, fortran);
+}
+
 PyObject *
 ga_asarray(PyObject *obj, PyArray_Descr *descr, int copy, char order)
 {
     ga_array *a = NULL;
     if (ga_array_check(obj)) {
         a = (ga_array *)obj;
-        Py_INCREF(a);
-        if (a->device != ga_runtime_current_device()) {
-            if (copy == 0) {
-                PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an "
-                                "array as requested: the array is on another device.");
-                goto fail;
-            }
-            ga_array *moved = to_current_device(a);
-            Py_DECREF(a);
-            if (moved == NULL)
-                goto fail;
-            a = moved;
-            copy = -1;
-        }
-        int same = descr == NULL || PyArray_EquivTypes(descr, a->descr);
-        if (same && copy != 1 && layout_ok(a, order)) {
-            Py_XDECREF(descr);
-            return (PyObject *)a;
-        }
+        if (a->device == ga_runtime_current_device())
+            return ga_array_as(a, descr, copy, order);
         if (copy == 0) {
-            PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an array as "
-                            "requested.");
-            goto fail;
+            PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an "
+                            "array as requested: the array is on another device.");
+            Py_XDECREF(descr);
+            return NULL;
         }
-        int fortran = order == 'F' || ((order == 'K' || order == 'A') &&
-                                       (a->flags & GA_F_CONTIGUOUS) && !(a->flags & GA_C_CONTIGUOUS));
-        ga_array *out = ga_array_copy_as(a, descr, fortran);
-        descr = NULL;
+        Py_INCREF(a);
+        ga_array *moved = to_current_device(a);
         Py_DECREF(a);
-        return (PyObject *)out;
+        if (moved == NULL) {
+            Py_XDECREF(descr);
+            return NULL;
+        }
+        PyObject *out = ga_array_as(moved, descr, -1, order);
+        Py_DECREF(moved);
+        return out;
     }
     PyObject *view = NULL;
     int cai = PyArray_Check(obj) ? -2 : ga_try_from_cai(obj, &view);

@@ -69,6 +69,11 @@ int ga_runtime_current_device(void);
  * Stream is entered). */
 cudaStream_t ga_runtime_current_stream(void);
 void ga_runtime_set_current_stream(cudaStream_t stream);
+/* Make `stream` of `device` wait for the work queued so far on `producer`
+ * of `producer_device` (an event recorded there; no host wait).  The CUDA
+ * device is left at `device`.  0 / -1. */
+int ga_runtime_stream_after(int device, cudaStream_t stream, int producer_device,
+                            cudaStream_t producer);
 /* The calling thread's current stream of `device` (streams are per device,
  * as in CuPy; NULL, the legacy default stream, unless a Stream is entered). */
 cudaStream_t ga_runtime_device_stream(int device);
@@ -240,6 +245,10 @@ PyObject *ga_transfer_to_numpy(ga_array *a, PyArrayObject *out, cudaStream_t str
  * may be NULL).  `copy`: 1 always, 0 never (ValueError if needed), -1 if
  * needed. */
 PyObject *ga_asarray(PyObject *obj, PyArray_Descr *descr, int copy, char order);
+/* `a` as dtype `descr` (stolen, NULL: a's) and order on a's own device:
+ * `a` itself when nothing changes and copy != 1, else a copy (ValueError
+ * when copy == 0).  astype's path. */
+PyObject *ga_array_as(ga_array *a, PyArray_Descr *descr, int copy, char order);
 
 /* ======================== elementwise.c ================================== */
 

@@ -71,16 +71,8 @@ wait_for_producer(PyObject *stream_obj)
     cudaStream_t current = ga_runtime_current_stream();
     if (producer == current)
         return 0;
-    cudaEvent_t ev = NULL;
-    GA_CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
-    GA_CUDA_TRY(cudaEventRecord(ev, producer));
-    GA_CUDA_TRY(cudaStreamWaitEvent(current, ev, 0));
-    cudaEventDestroy(ev);
-    return 0;
-fail:
-    if (ev)
-        cudaEventDestroy(ev);
-    return -1;
+    int dev = ga_runtime_current_device();
+    return ga_runtime_stream_after(dev, current, dev, producer);
 }
 
 /* A view over an object exporting __cuda_array_interface__; -2 when `obj`

@@ -154,7 +154,7 @@ array_astype(ga_array *self, PyObject *args, PyObject *kwds)
         Py_DECREF(descr);
         return NULL;
     }
-    return ga_asarray((PyObject *)self, descr, copy ? 1 : -1, order);
+    return ga_array_as(self, descr, copy ? 1 : -1, order);
 }
 
 static PyObject *

@@ -291,6 +291,7 @@ numpy_dtype(const red_func *f, int fn, int in_code, int dtype_code, int out_code
 
 static int is_integer_code(int t) { return t >= GA_INT8 && t <= GA_UINT64; }
 static int is_inexact_code(int t) { return t >= GA_FLOAT16 && t <= GA_COMPLEX128; }
+static int is_complex_code(int t) { return t == GA_COMPLEX64 || t == GA_COMPLEX128; }
 
 /* Whether sum/prod of an input of type t may run with the accumulator of
  * loop type l directly: integers wrap identically in any width, and a
@@ -736,6 +737,11 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
         goto fail;
     /* an integer mean is NumPy's: the sum in that dtype, then a division */
     const int mean_by_sum = bfn == F_MEAN && !is_inexact_code(store);
+    /* the float mean of an integer input: NumPy's float64 sum divided by
+     * the count, in the sum kernel (a running mean leaves rounding noise
+     * where NumPy's answer is exact, 0.0 for a slice summing to zero) */
+    const int mean_of_ints = bfn == F_MEAN && !mean_by_sum && !skip_nan &&
+                             !is_inexact_code(in_code) && !is_complex_code(store);
 
     /* the array the kernel writes (nanargmin/nanargmax check theirs before
      * out= sees it) */
@@ -776,8 +782,9 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
         if (ga_runtime_use_device(a->device) < 0)
             goto fail;
         plan_grid(&args, ga_array_itemsize(src), ga_runtime_sm_count(a->device));
-        args.kind = mean_by_sum ? GA_RED_SUM : f->kind;
-        args.mode = mean_by_sum ? 0 : f->mode | (skip_nan ? GA_RED_SKIPNAN : 0);
+        args.kind = mean_by_sum || mean_of_ints ? GA_RED_SUM : f->kind;
+        args.mode = mean_by_sum ? 0 : mean_of_ints ? GA_RED_MEAN
+                  : f->mode | (skip_nan ? GA_RED_SKIPNAN : 0);
         args.in_type = (ga_type)src->type;
         args.out_type = (ga_type)store;
         args.ddof = ddof;

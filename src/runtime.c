@@ -156,6 +156,28 @@ ga_runtime_device_stream(int device)
 
 cudaStream_t ga_runtime_current_stream(void) { return ga_runtime_device_stream(tl_device); }
 
+int
+ga_runtime_stream_after(int device, cudaStream_t stream, int producer_device,
+                        cudaStream_t producer)
+{
+    if (device == producer_device && stream == producer)
+        return 0;
+    cudaEvent_t ev = NULL;
+    if (ga_runtime_use_device(producer_device) < 0)
+        return -1;
+    GA_CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    GA_CUDA_TRY(cudaEventRecord(ev, producer));
+    if (ga_runtime_use_device(device) < 0)
+        goto fail;
+    GA_CUDA_TRY(cudaStreamWaitEvent(stream, ev, 0));
+    cudaEventDestroy(ev);
+    return 0;
+fail:
+    if (ev)
+        cudaEventDestroy(ev);
+    return -1;
+}
+
 void
 ga_runtime_set_current_stream(cudaStream_t stream)
 {

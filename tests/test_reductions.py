@@ -876,3 +876,26 @@ def test_numpy_dispatch_of_the_new_functions(rng):
     assert_matches(np.diff(c, axis=0), np.diff(clean, axis=0))
     assert_matches(np.cumsum(c, axis=1), np.cumsum(clean, axis=1),
                    atol=np.cumsum(np.abs(clean), axis=1))
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.uint32,
+                                   np.int64, np.uint64], ids=str)
+def test_integer_mean_is_numpys_exact_quotient(dtype, rng):
+    # NumPy sums integers in float64 and divides once, so a slice that sums
+    # to zero has mean exactly 0.0 and every other mean is the correctly
+    # rounded quotient; a running mean would leave rounding noise.
+    hi = 2 if dtype == np.bool_ else 100
+    host = rng.integers(0, hi, size=(7, 3001)).astype(dtype)
+    if np.dtype(dtype).kind == "i":
+        host[:3, 1500:3000] = -host[:3, :1500]               # rows 0-2 sum to zero
+    x = gp.asarray(host)
+    for axis in (None, 0, 1, (0, 1)):
+        got = x.mean(axis=axis)
+        want = np.asarray(host.mean(axis=axis))
+        assert got.dtype == want.dtype == np.float64
+        np.testing.assert_array_equal(np.asarray(got.get()), want)
+    assert_matches(x.mean(axis=1, dtype=np.float32), host.mean(axis=1, dtype=np.float32))
+    f = gp.empty(7, dtype=np.float32)
+    x.mean(axis=1, out=f)
+    np.testing.assert_array_equal(f.get(), host.mean(axis=1).astype(np.float32))

@@ -448,19 +448,37 @@ def test_benchmark_gpu_time_of_a_spin_kernel():
 
 
 @GPU
-def test_benchmark_host_overhead_per_repeat():
+@pytest.mark.parametrize("lag", [0, 1, 2, 4])
+def test_benchmark_host_overhead_per_repeat(lag, monkeypatch):
+    monkeypatch.setattr(gp.profiler, "_LAG", lag)
     gp.benchmark(noop, n_repeat=100)
     n = 20000
     t0 = time.perf_counter()
     r = gp.benchmark(noop, n_repeat=n, n_warmup=0)
     wall = (time.perf_counter() - t0) / n
     overhead = wall - r.cpu_times.mean()
-    print(f"benchmark() on a no-op: {wall * 1e6:.2f} us per repeat, of which "
+    print(f"benchmark() on a no-op, lag {lag}: {wall * 1e6:.2f} us per repeat, of which "
           f"{overhead * 1e6:.2f} us is the harness (goal <= 3 us: two event records, "
           f"one event wait, the elapsed-time reads); CPU {r.cpu_times.mean() * 1e6:.3f} us, "
           f"GPU gap {r.gpu_times.mean() * 1e6:.2f} us")
-    assert (r.gpu_times >= 0).all()
+    assert r.gpu_times.shape == (1, n) and (r.gpu_times >= 0).all()
     assert overhead < 50e-6
+
+
+@GPU
+@pytest.mark.parametrize("lag", [1, 3])
+def test_benchmark_with_a_lag_times_each_repeat(lag, monkeypatch):
+    # Repeats may be queued ahead of the GPU: each repeat's GPU time must
+    # still be its own work (a spin of a known length), not its queueing.
+    monkeypatch.setattr(gp.profiler, "_LAG", lag)
+    khz = clock_khz()
+    _core._spin(100 * khz)
+    r = gp.benchmark(_core._spin, (5 * khz,), n_repeat=8, n_warmup=1)
+    assert r.gpu_times.shape == (1, 8)
+    assert (0.9 * 5e-3 <= r.gpu_times).all() and (r.gpu_times <= 2.0 * 5e-3).all()
+    assert r.cpu_times.mean() < 0.25 * r.gpu_times.mean()     # the launches do not wait
+    r = gp.benchmark(noop, n_repeat=3, n_warmup=0)              # fewer repeats than the ring
+    assert r.gpu_times.shape == (1, 3) and (r.gpu_times >= 0).all()
 
 
 @GPU
@@ -615,3 +633,39 @@ def test_stream_of_another_device_in_an_operation():
         r = b + 1                               # runs on device 1 (its own current stream)
     assert r.device == Device(1)
     np.testing.assert_array_equal(r.get(), np.arange(100, dtype=np.float32) + 1)
+
+
+@multi_gpu
+def test_peer_copy_waits_for_the_source_devices_queued_work():
+    # A peer copy runs on the destination's stream; it must first wait for
+    # the work already queued on the source device (here a spin, then the
+    # fill that writes the source), else it reads the old values.
+    with Device(1):
+        b = gp.zeros(1 << 20, dtype=gp.float32)
+        b.fill(2)                                  # load the fill kernel before the spin
+        b.fill(0)
+        Device(1).synchronize()
+        _core._spin(100 * clock_khz(1))            # device 1 busy for ~100 ms ...
+        b.fill(3)                                  # ... then writes b
+    c = gp.asarray(b)                              # device 1 -> device 0, queued at once
+    assert c.device == Device(0)
+    np.testing.assert_array_equal(c.get(), np.full(1 << 20, 3, np.float32))
+
+
+@multi_gpu
+def test_astype_and_copy_stay_on_the_arrays_device():
+    with Device(1):
+        b = gp.arange(12, dtype=gp.int32).reshape(3, 4)
+    assert gp.cuda.get_device_id() == 0
+    for r in (b.astype(gp.float64), b.astype(gp.int32), b.astype(gp.float32, order="F"),
+              b.T.astype(gp.int64), b.copy()):
+        assert r.device == Device(1)
+    assert b.astype(gp.int32, copy=False) is b
+    f = b.astype(gp.float32, order="F")
+    assert f.flags.f_contiguous
+    np.testing.assert_array_equal(f.get(), np.arange(12, dtype=np.float32).reshape(3, 4))
+    moved = gp.asarray(b, dtype=gp.float64)        # asarray moves to the current device
+    assert moved.device == Device(0)
+    np.testing.assert_array_equal(moved.get(), np.arange(12.0).reshape(3, 4))
+    with pytest.raises(ValueError, match="another device"):
+        gp.asarray(b, copy=False)

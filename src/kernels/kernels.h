@@ -181,6 +181,10 @@ typedef enum {
  * gives index -1; nanmin/nanmax of such a slice give NaN, nanvar NaN where
  * count - ddof <= 0). */
 #define GA_RED_SKIPNAN 0x10
+/* A flag for GA_RED_SUM of a bool or integer input: the sum in float64,
+ * divided by n_red when stored (NumPy's mean of integers, exact for sums
+ * below 2**53, where a running mean would leave rounding noise). */
+#define GA_RED_MEAN 0x20
 
 /* Largest accumulator of a partial result, in bytes. */
 #define GA_REDUCE_ACC_BYTES 32

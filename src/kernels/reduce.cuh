@@ -116,6 +116,9 @@ struct SumOp {
     static __device__ __forceinline__ W merge(W a, W b, const ga_reduce_args &) { return a + b; }
     static __device__ __forceinline__ void store(char *p, const ga_reduce_args &a, W v)
     {
+        if constexpr (std::is_same<W, double>::value) {
+            if (a.mode & GA_RED_MEAN) v /= (double)a.n_red;
+        }
         store_any(p, a.out_type, v);
     }
 };

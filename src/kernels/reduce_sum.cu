@@ -2,7 +2,8 @@
 // uint64: two's complement sums and products wrap identically whatever the
 // signedness, so the host's narrower result dtypes (dtype=int8) come out as
 // NumPy's by truncation.  bool reads as uint8 and uint64 as int64 (same
-// bits), floats accumulate in double, complex in complex128.
+// bits), floats accumulate in double, complex in complex128.  The mean of
+// an integer input (GA_RED_MEAN) sums in double instead, as NumPy's does.
 #include "reduce.cuh"
 
 namespace ga_red {
@@ -31,8 +32,28 @@ static cudaError_t sum_like(const ga_reduce_args &a, cudaStream_t s)
     }
 }
 
+// GA_RED_MEAN: integers and bool summed in double, then divided.
+static cudaError_t mean_of_integers(const ga_reduce_args &a, cudaStream_t s)
+{
+    using Op = SumOp<double>;
+    switch (a.in_type) {
+    case GA_BOOL:
+    case GA_UINT8: return launch<Op, uint8_t>(a, s);
+    case GA_INT8: return launch<Op, int8_t>(a, s);
+    case GA_INT16: return launch<Op, int16_t>(a, s);
+    case GA_UINT16: return launch<Op, uint16_t>(a, s);
+    case GA_INT32: return launch<Op, int32_t>(a, s);
+    case GA_UINT32: return launch<Op, uint32_t>(a, s);
+    case GA_INT64: return launch<Op, int64_t>(a, s);
+    case GA_UINT64: return launch<Op, uint64_t>(a, s);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
 cudaError_t launch_sum_prod(const ga_reduce_args &a, cudaStream_t stream)
 {
+    if (a.kind == GA_RED_SUM && (a.mode & GA_RED_MEAN))
+        return mean_of_integers(a, stream);
     return a.kind == GA_RED_SUM ? sum_like<SumOp>(a, stream) : sum_like<ProdOp>(a, stream);
 }
 
