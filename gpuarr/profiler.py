@@ -79,13 +79,6 @@ class PerfCaseResult:
     __repr__ = __str__
 
 
-# Repeats that may start before an earlier repeat's end events are waited
-# for (0: every repeat waits for its own, CuPy's loop).
-_LAG = 0
-# True: the event ending one repeat starts the next (one record a repeat).
-_CHAIN = False
-
-
 def _is_int(x):
     return isinstance(x, int) and not isinstance(x, bool)
 
@@ -129,5 +122,5 @@ def benchmark(func, args=(), kwargs={}, n_repeat=10000, *, name=None, n_warmup=1
     if not devices or not all(_is_int(d) for d in devices):
         raise TypeError("`devices` should be a non-empty tuple of device numbers (int)")
     cpu, gpu = _core._benchmark(func, args, kwargs, n_repeat, n_warmup, float(max_duration),
-                                devices, _LAG, _CHAIN)
+                                devices)
     return PerfCaseResult(name, _numpy.concatenate([cpu[None, :], gpu]), devices)

@@ -34,51 +34,37 @@ monotonic_seconds(void)
 typedef struct {
     int ndev;
     int *devices;
-    int chain;               /* 1: one event per repeat boundary, shared */
-    int ring;                /* event slots per device */
-    cudaEvent_t *ev;         /* [ring][ndev] */
-    Py_ssize_t n, cap;       /* repeats started / room for */
-    Py_ssize_t done;         /* repeats whose GPU times are read */
+    cudaEvent_t *start;      /* [ndev] */
+    cudaEvent_t *end;        /* [ndev] */
+    Py_ssize_t n, cap;       /* repeats stored / room for */
     double *cpu;             /* [cap] */
     double *gpu;             /* [cap][ndev] */
 } bench_state;
 
-/* The ring slots of repeat i's start and end events: a pair of its own,
- * or (chained) the boundaries i and i + 1. */
-static int
-slot_start(const bench_state *b, Py_ssize_t i)
-{
-    return b->chain ? (int)(i % b->ring) : (int)(2 * (i % (b->ring / 2)));
-}
-
-static int
-slot_end(const bench_state *b, Py_ssize_t i)
-{
-    return b->chain ? (int)((i + 1) % b->ring) : slot_start(b, i) + 1;
-}
-
 static void
 bench_free(bench_state *b)
 {
-    for (int k = 0; b->ev && k < b->ring * b->ndev; ++k)
-        if (b->ev[k])
-            cudaEventDestroy(b->ev[k]);
+    for (int k = 0; k < b->ndev; ++k) {
+        if (b->start && b->start[k])
+            cudaEventDestroy(b->start[k]);
+        if (b->end && b->end[k])
+            cudaEventDestroy(b->end[k]);
+    }
     PyMem_Free(b->devices);
-    PyMem_Free(b->ev);
+    PyMem_Free(b->start);
+    PyMem_Free(b->end);
     PyMem_Free(b->cpu);
     PyMem_Free(b->gpu);
 }
 
-/* Record the events of ring slot `slot` on each device's current stream.
- * 0 / -1. */
+/* Record `events[k]` on each device's current stream.  0 / -1. */
 static int
-bench_record(bench_state *b, int slot)
+bench_record(bench_state *b, cudaEvent_t *events)
 {
     for (int k = 0; k < b->ndev; ++k) {
         if (ga_runtime_use_device(b->devices[k]) < 0)
             return -1;
-        cudaError_t err = cudaEventRecord(b->ev[slot * b->ndev + k],
-                                          ga_runtime_device_stream(b->devices[k]));
+        cudaError_t err = cudaEventRecord(events[k], ga_runtime_device_stream(b->devices[k]));
         if (err != cudaSuccess) {
             ga_err_cuda(err, "cudaEventRecord");
             return -1;
@@ -87,55 +73,19 @@ bench_record(bench_state *b, int slot)
     return 0;
 }
 
-/* Wait for the events of ring slot `slot`: a query first, the blocking
- * wait (GIL released) only when one is still pending.  0 / -1. */
+/* Wait for every end event (GIL released).  0 / -1. */
 static int
-bench_wait(bench_state *b, int slot)
+bench_wait(bench_state *b)
 {
-    cudaEvent_t *ev = b->ev + slot * b->ndev;
-    int pending = 0;
-    for (int k = 0; k < b->ndev; ++k) {
-        cudaError_t err = cudaEventQuery(ev[k]);
-        if (err == cudaErrorNotReady) {
-            pending = 1;
-        } else if (err != cudaSuccess) {
-            ga_err_cuda(err, "cudaEventQuery");
-            return -1;
-        }
-    }
-    if (!pending)
-        return 0;
     cudaError_t err = cudaSuccess;
     Py_BEGIN_ALLOW_THREADS
     for (int k = 0; k < b->ndev && err == cudaSuccess; ++k)
-        err = cudaEventSynchronize(ev[k]);
+        err = cudaEventSynchronize(b->end[k]);
     Py_END_ALLOW_THREADS
     if (err != cudaSuccess) {
         ga_err_cuda(err, "cudaEventSynchronize");
         return -1;
     }
-    return 0;
-}
-
-/* Read the GPU times of the oldest repeat not yet read (after waiting for
- * its end events).  0 / -1. */
-static int
-bench_retire(bench_state *b)
-{
-    int s0 = slot_start(b, b->done), s1 = slot_end(b, b->done);
-    if (bench_wait(b, s1) < 0)
-        return -1;
-    for (int k = 0; k < b->ndev; ++k) {
-        float ms = 0;
-        cudaError_t err = cudaEventElapsedTime(&ms, b->ev[s0 * b->ndev + k],
-                                               b->ev[s1 * b->ndev + k]);
-        if (err != cudaSuccess) {
-            ga_err_cuda(err, "cudaEventElapsedTime");
-            return -1;
-        }
-        b->gpu[b->done * b->ndev + k] = 1e-3 * (double)ms;
-    }
-    b->done++;
     return 0;
 }
 
@@ -181,45 +131,39 @@ bench_result(bench_state *b)
     return Py_BuildValue("(NN)", cpu, gpu);
 }
 
-/* _benchmark(func, args, kwargs, n_repeat, n_warmup, max_duration, devices,
- * lag=0, chain=0) -> (cpu_times, gpu_times) in seconds.  args a tuple,
- * kwargs a dict or None, devices a tuple of device numbers (checked by the
- * Python caller).  lag: how many more repeats may start before a repeat's
- * end events are waited for (0: each repeat waits for its own, as CuPy).
- * chain: the end event of a repeat is the start event of the next. */
+/* _benchmark(func, args, kwargs, n_repeat, n_warmup, max_duration, devices)
+ * -> (cpu_times, gpu_times) in seconds.  args a tuple, kwargs a dict or
+ * None, devices a tuple of device numbers (checked by the Python caller). */
 static PyObject *
 py_benchmark(PyObject *self, PyObject *pyargs)
 {
     PyObject *func, *args, *kwargs, *devices, *result = NULL;
     Py_ssize_t n_repeat, n_warmup;
     double max_duration;
-    int lag = 0, chain = 0;
     bench_state b = {0};
     int prev_device = ga_runtime_current_device();
-    if (!PyArg_ParseTuple(pyargs, "OO!OnndO!|ip:_benchmark", &func, &PyTuple_Type, &args,
+    if (!PyArg_ParseTuple(pyargs, "OO!OnndO!:_benchmark", &func, &PyTuple_Type, &args,
                           &kwargs, &n_repeat, &n_warmup, &max_duration, &PyTuple_Type,
-                          &devices, &lag, &chain))
+                          &devices))
         return NULL;
     if (kwargs == Py_None || (PyDict_Check(kwargs) && PyDict_GET_SIZE(kwargs) == 0))
         kwargs = NULL;
-    if (n_repeat < 1 || n_warmup < 0 || PyTuple_GET_SIZE(devices) < 1 || lag < 0 || lag > 64) {
-        PyErr_SetString(PyExc_ValueError, "_benchmark: needs n_repeat >= 1, n_warmup >= 0, "
-                        "at least one device and 0 <= lag <= 64");
+    if (n_repeat < 1 || n_warmup < 0 || PyTuple_GET_SIZE(devices) < 1) {
+        PyErr_SetString(PyExc_ValueError, "_benchmark: needs n_repeat >= 1, n_warmup >= 0 "
+                        "and at least one device");
         return NULL;
     }
     PyObject *const *argv = &PyTuple_GET_ITEM(args, 0);
     size_t nargs = (size_t)PyTuple_GET_SIZE(args);
 
-    /* live events: lag + 1 repeats, each a pair, or their lag + 2 boundaries */
     b.ndev = (int)PyTuple_GET_SIZE(devices);
-    b.chain = chain;
-    b.ring = chain ? lag + 2 : 2 * (lag + 1);
     b.cap = n_repeat < 1024 ? n_repeat : 1024;
     b.devices = PyMem_Calloc((size_t)b.ndev, sizeof(int));
-    b.ev = PyMem_Calloc((size_t)b.ring * b.ndev, sizeof(cudaEvent_t));
+    b.start = PyMem_Calloc((size_t)b.ndev, sizeof(cudaEvent_t));
+    b.end = PyMem_Calloc((size_t)b.ndev, sizeof(cudaEvent_t));
     b.cpu = PyMem_Malloc((size_t)b.cap * sizeof(double));
     b.gpu = PyMem_Malloc((size_t)b.cap * b.ndev * sizeof(double));
-    if (!b.devices || !b.ev || !b.cpu || !b.gpu) {
+    if (!b.devices || !b.start || !b.end || !b.cpu || !b.gpu) {
         PyErr_NoMemory();
         goto fail;
     }
@@ -230,8 +174,8 @@ py_benchmark(PyObject *self, PyObject *pyargs)
         b.devices[k] = dev < INT_MIN || dev > INT_MAX ? INT_MAX : (int)dev;
         if (ga_runtime_use_device(b.devices[k]) < 0)
             goto fail;
-        for (int r = 0; r < b.ring; ++r)
-            GA_CUDA_TRY(cudaEventCreate(&b.ev[r * b.ndev + k]));
+        GA_CUDA_TRY(cudaEventCreate(&b.start[k]));
+        GA_CUDA_TRY(cudaEventCreate(&b.end[k]));
     }
 
     for (Py_ssize_t i = 0; i < n_warmup; ++i) {
@@ -240,13 +184,12 @@ py_benchmark(PyObject *self, PyObject *pyargs)
             goto fail;
         Py_DECREF(r);
     }
-    /* the warm-up's work drains; chained, this event starts repeat 0 */
-    if (bench_record(&b, 0) < 0 || bench_wait(&b, 0) < 0)
+    if (bench_record(&b, b.end) < 0 || bench_wait(&b) < 0)
         goto fail;
 
     double t_begin = monotonic_seconds();
     for (Py_ssize_t i = 0; i < n_repeat; ++i) {
-        if (bench_grow(&b) < 0 || (!b.chain && bench_record(&b, slot_start(&b, i)) < 0))
+        if (bench_grow(&b) < 0 || bench_record(&b, b.start) < 0)
             goto fail;
         double t1 = monotonic_seconds();
         PyObject *r = PyObject_VectorcallDict(func, argv, nargs, kwargs);
@@ -254,17 +197,17 @@ py_benchmark(PyObject *self, PyObject *pyargs)
         if (r == NULL)
             goto fail;
         Py_DECREF(r);
-        if (bench_record(&b, slot_end(&b, i)) < 0)
+        if (bench_record(&b, b.end) < 0 || bench_wait(&b) < 0)
             goto fail;
+        for (int k = 0; k < b.ndev; ++k) {
+            float ms = 0;
+            GA_CUDA_TRY(cudaEventElapsedTime(&ms, b.start[k], b.end[k]));
+            b.gpu[b.n * b.ndev + k] = 1e-3 * (double)ms;
+        }
         b.cpu[b.n++] = t2 - t1;
-        if (b.n - b.done > lag && bench_retire(&b) < 0)
-            goto fail;
         if (monotonic_seconds() - t_begin > max_duration || PyErr_CheckSignals() < 0)
             break;
     }
-    while (!PyErr_Occurred() && b.done < b.n)
-        if (bench_retire(&b) < 0)
-            goto fail;
     if (!PyErr_Occurred())
         result = bench_result(&b);
     if (result != NULL && ga_runtime_use_device(prev_device) < 0)
@@ -276,8 +219,7 @@ fail:
 
 static PyMethodDef benchmark_functions[] = {
     {"_benchmark", py_benchmark, METH_VARARGS,
-     "_benchmark(func, args, kwargs, n_repeat, n_warmup, max_duration, devices, lag=0, "
-     "chain=False)\n\n"
+     "_benchmark(func, args, kwargs, n_repeat, n_warmup, max_duration, devices)\n\n"
      "The timing loop of gpuarr.profiler.benchmark: (cpu_times, gpu_times) in seconds."},
     {NULL, NULL, 0, NULL},
 };
