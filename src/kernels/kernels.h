@@ -473,9 +473,7 @@ enum {
 #define GA_MEASURE_INDEX_SMALL 2048
 /* Blocks of the one-pass kernels resident per multiprocessor: `grid` is at
  * most this many per multiprocessor (one wave). */
-#ifndef GA_MEASURE_BLOCKS_PER_SM
 #define GA_MEASURE_BLOCKS_PER_SM 2
-#endif
 
 /* One measurement over C-contiguous values (GA_FLOAT32/GA_FLOAT64) and
  * labels (GA_INT32, GA_INT64 or GA_FLOAT64; NULL for GA_SLOT_ALL) of n

@@ -158,7 +158,6 @@ struct MsPass {
     int table_smem;       // table copied to shared memory
     int ncomp;            // components in the accumulator array (shared copy: same layout)
     int vec;              // labels 16-byte aligned: vector loads
-    int vvec;             // values 16-byte aligned: vector loads
     double *mom;          // [3 + ndim][nslots]
     uint64_t *ext;        // [E_NCOMP][nslots]
     double *centre;       // [nslots]
@@ -327,37 +326,6 @@ __device__ __forceinline__ void ms_load_labels(const L *labels, int64_t base, in
     }
 }
 
-// The values of the group of MS_ITEMS elements at `base` (zeros past n).
-template <class V>
-__device__ __forceinline__ void ms_load_values(const V *values, int64_t base, int64_t n, int vec,
-                                               V (&v)[MS_ITEMS])
-{
-    if (vec && base + MS_ITEMS <= n) {
-        ms_load4(values + base, v);
-    } else {
-#pragma unroll
-        for (int k = 0; k < MS_ITEMS; ++k)
-            v[k] = base + k < n ? __ldg(values + base + k) : (V)0;
-    }
-}
-
-// Element b of the G groups held in registers: a chain of selects (a
-// dynamic index into a register array would put it in local memory).
-template <int G, class L, class V>
-__device__ __forceinline__ void ms_pick(const L (&l)[G][MS_ITEMS], const V (&v)[G][MS_ITEMS],
-                                        int b, L &lab, V &x)
-{
-    lab = l[0][0];
-    x = v[0][0];
-#pragma unroll
-    for (int j = 1; j < G * MS_ITEMS; ++j) {
-        if (j == b) {
-            lab = l[j / MS_ITEMS][j % MS_ITEMS];
-            x = v[j / MS_ITEMS][j % MS_ITEMS];
-        }
-    }
-}
-
 template <class V, class L>
 __global__ void __launch_bounds__(MS_THREADS, MS_BLOCKS_PER_SM) k_ms_accumulate(MsPass p)
 {
@@ -392,20 +360,15 @@ __global__ void __launch_bounds__(MS_THREADS, MS_BLOCKS_PER_SM) k_ms_accumulate(
     // together: with two blocks per multiprocessor (the registers of the
     // run allow no more) 32 bytes of labels in flight per thread would not
     // cover the memory's latency; 64 do.  The loop body stays small (one
-    // key test per element).  The values of the groups holding candidates
-    // are then loaded together too, so a thread waits for memory once per
-    // step rather than once per candidate (the slowest warps, crossing
-    // the big sources, set the kernel's time); the candidates are taken
-    // one at a time by a loop that is not unrolled, so the code of ms_take
-    // exists once (copies of it per element filled the instruction cache),
-    // and a run of one label looks its slot up once.  Only those values
-    // are read (the background of a label image costs no value traffic).
+    // key test per element): the elements that pass are taken one at a
+    // time by a loop that is not unrolled, so the code of ms_take exists
+    // once (copies of it per element filled the instruction cache), and
+    // their values are the only ones read (the background of a label
+    // image costs no value traffic).
     constexpr int G = sizeof(L) == 4 ? 4 : 2;
     uint64_t klo, khi;
     ms_key_bounds<L>(p.a.map, table, klo, khi);
     const int64_t stride = (int64_t)gridDim.x * blockDim.x * MS_ITEMS;
-    L last_lab = (L)0;
-    int64_t last_slot = -2;  // none looked up yet
     for (int64_t base0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * MS_ITEMS; base0 < n;
          base0 += G * stride) {
         L l[G][MS_ITEMS];
@@ -422,32 +385,14 @@ __global__ void __launch_bounds__(MS_THREADS, MS_BLOCKS_PER_SM) k_ms_accumulate(
                     cand |= 1u << (g * MS_ITEMS + k);
             }
         }
-        if (cand == 0)
-            continue;
-        V v[G][MS_ITEMS];
-#pragma unroll
-        for (int g = 0; g < G; ++g) {
-            if ((cand >> (g * MS_ITEMS)) & ((1u << MS_ITEMS) - 1))
-                ms_load_values(values, base0 + g * stride, n, p.vvec, v[g]);
-            else
-#pragma unroll
-                for (int k = 0; k < MS_ITEMS; ++k)
-                    v[g][k] = (V)0;
-        }
 #pragma unroll 1
         while (cand != 0) {
             const int b = __ffs(cand) - 1;
             cand &= cand - 1;
-            L lab;
-            V x;
-            ms_pick<G>(l, v, b, lab, x);
-            if (last_slot == -2 || !(lab == last_lab)) {
-                last_lab = lab;
-                last_slot = ms_slot(p.a.map, table, lab);
-            }
-            if (last_slot >= 0)
-                ms_take(p, r, mom, ext, base0 + (b / MS_ITEMS) * stride + b % MS_ITEMS,
-                        last_slot, (double)x);
+            const int64_t i = base0 + (b / MS_ITEMS) * stride + b % MS_ITEMS;
+            const int64_t s = ms_slot(p.a.map, table, labels ? __ldg(labels + i) : (L)0);
+            if (s >= 0)
+                ms_take(p, r, mom, ext, i, s, (double)__ldg(values + i));
         }
     }
     ms_run_flush(p, r, mom, ext, ns);
@@ -980,7 +925,6 @@ extern "C" cudaError_t ga_launch_measure(const ga_measure_args *a, unsigned int 
         return err;
     p.what = what;
     p.vec = ((uintptr_t)a->labels & 15) == 0;
-    p.vvec = ((uintptr_t)a->values & 15) == 0;
     p.mom = s.mom;
     p.ext = s.ext;
     p.centre = s.centre;
