@@ -612,6 +612,25 @@ cudaError_t launch(const ga_reduce_args &a, cudaStream_t stream)
     return cudaGetLastError();
 }
 
+// Op over an integer or bool input (bool reads as uint8); other types are
+// the caller's.
+template <class Op>
+cudaError_t launch_integer(const ga_reduce_args &a, cudaStream_t s)
+{
+    switch (a.in_type) {
+    case GA_BOOL:
+    case GA_UINT8: return launch<Op, uint8_t>(a, s);
+    case GA_INT8: return launch<Op, int8_t>(a, s);
+    case GA_INT16: return launch<Op, int16_t>(a, s);
+    case GA_UINT16: return launch<Op, uint16_t>(a, s);
+    case GA_INT32: return launch<Op, int32_t>(a, s);
+    case GA_UINT32: return launch<Op, uint32_t>(a, s);
+    case GA_INT64: return launch<Op, int64_t>(a, s);
+    case GA_UINT64: return launch<Op, uint64_t>(a, s);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
 // Per-family launchers (reduce_*.cu), dispatched by ga_launch_reduce.
 cudaError_t launch_sum_prod(const ga_reduce_args &a, cudaStream_t stream);
 cudaError_t launch_minmax_arg(const ga_reduce_args &a, cudaStream_t stream);

@@ -33,21 +33,12 @@ static cudaError_t moments(const ga_reduce_args &a, cudaStream_t s)
 {
     using R = MomentsOp<false>;
     switch (a.in_type) {
-    case GA_BOOL:
-    case GA_UINT8: return launch<R, uint8_t>(a, s);
-    case GA_INT8: return launch<R, int8_t>(a, s);
-    case GA_INT16: return launch<R, int16_t>(a, s);
-    case GA_UINT16: return launch<R, uint16_t>(a, s);
-    case GA_INT32: return launch<R, int32_t>(a, s);
-    case GA_UINT32: return launch<R, uint32_t>(a, s);
-    case GA_INT64: return launch<R, int64_t>(a, s);
-    case GA_UINT64: return launch<R, uint64_t>(a, s);
     case GA_FLOAT16: return launch<R, __half>(a, s);
     case GA_FLOAT32: return launch<R, float>(a, s);
     case GA_FLOAT64: return launch<R, double>(a, s);
     case GA_COMPLEX64: return launch<MomentsOp<true>, ga_c64>(a, s);
     case GA_COMPLEX128: return launch<MomentsOp<true>, ga_c128>(a, s);
-    default: return cudaErrorInvalidValue;
+    default: return launch_integer<R>(a, s);
     }
 }
 

@@ -32,28 +32,10 @@ static cudaError_t sum_like(const ga_reduce_args &a, cudaStream_t s)
     }
 }
 
-// GA_RED_MEAN: integers and bool summed in double, then divided.
-static cudaError_t mean_of_integers(const ga_reduce_args &a, cudaStream_t s)
-{
-    using Op = SumOp<double>;
-    switch (a.in_type) {
-    case GA_BOOL:
-    case GA_UINT8: return launch<Op, uint8_t>(a, s);
-    case GA_INT8: return launch<Op, int8_t>(a, s);
-    case GA_INT16: return launch<Op, int16_t>(a, s);
-    case GA_UINT16: return launch<Op, uint16_t>(a, s);
-    case GA_INT32: return launch<Op, int32_t>(a, s);
-    case GA_UINT32: return launch<Op, uint32_t>(a, s);
-    case GA_INT64: return launch<Op, int64_t>(a, s);
-    case GA_UINT64: return launch<Op, uint64_t>(a, s);
-    default: return cudaErrorInvalidValue;
-    }
-}
-
 cudaError_t launch_sum_prod(const ga_reduce_args &a, cudaStream_t stream)
 {
     if (a.kind == GA_RED_SUM && (a.mode & GA_RED_MEAN))
-        return mean_of_integers(a, stream);
+        return launch_integer<SumOp<double>>(a, stream);  // in double, then divided
     return a.kind == GA_RED_SUM ? sum_like<SumOp>(a, stream) : sum_like<ProdOp>(a, stream);
 }
 
