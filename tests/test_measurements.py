@@ -125,7 +125,12 @@ def test_dtypes(rng, label_dtype, value_dtype):
         got = getattr(gnd, name)(gp.asarray(values), gp.asarray(labels), 4)
         assert got.ndim == 0
         assert got.dtype == np.asarray(want).dtype, (name, got.dtype, np.asarray(want).dtype)
-        np.testing.assert_allclose(got.get(), want, rtol=2e-6)
+        # SciPy sums a scalar index's values in their own float32, the
+        # device in double: allow float32 rounding of sum(|x|), since a sum
+        # with cancellation makes a relative bound alone meaningless
+        scale = np.abs(values[labels == 4].astype(np.float64)).sum()
+        atol = 4 * np.finfo(np.float32).eps * scale if value_dtype == np.float32 else 0
+        np.testing.assert_allclose(got.get(), want, rtol=2e-6, atol=atol)
 
 
 @gpu
