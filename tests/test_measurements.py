@@ -100,6 +100,21 @@ def test_statistics_device_index(rng, name):
 
 @gpu
 @pytest.mark.parametrize("name", STATS)
+def test_device_index_of_consecutive_labels(rng, name):
+    """A device index holding consecutive integers once each is measured
+    as a range (no table); near misses (a repeat, a gap, float labels)
+    keep the table.  Every one must agree with SciPy (labels -1..11, all
+    present: SciPy's median of an absent label is not NaN)."""
+    values, labels = random_case(rng)
+    labels = labels - 1
+    for idx in ([1, 2, 3], [3, 1, 2], list(range(11, -2, -1)), [1, 1, 3], [2, 5], [0, 1, 2, 3],
+                [-1, 0, 1], [4]):
+        check_stat(name, values, labels, idx, dev_index=True)
+        check_stat(name, values, labels.astype(np.float64), idx, dev_index=True)
+
+
+@gpu
+@pytest.mark.parametrize("name", STATS)
 def test_statistics_without_labels(rng, name):
     values, _ = random_case(rng)
     want = getattr(snd, name)(values)
@@ -313,6 +328,26 @@ def test_center_of_mass(rng, index, shape):
     else:
         assert isinstance(got, list) and all(isinstance(t, tuple) for t in got)
         np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-9)
+
+
+@gpu
+@pytest.mark.parametrize("label_dtype", [np.int32, np.int64])
+def test_large_dense_labels(rng, label_dtype):
+    """An image of several million elements, most of them labelled: every
+    block's queue of candidates fills and is taken several times per pass
+    (the sky's sparse sources take it once)."""
+    values = rng.standard_normal((1531, 1777))
+    labels = rng.integers(0, 40, values.shape).astype(label_dtype)
+    index = np.arange(1, 40)
+    dv, dl, di = gp.asarray(values), gp.asarray(labels), gp.asarray(index)
+    for name in ("sum_labels", "variance", "maximum"):
+        np.testing.assert_allclose(getattr(gnd, name)(dv, dl, di).get(),
+                                   getattr(snd, name)(values, labels, index), rtol=1e-9)
+    np.testing.assert_allclose(np.array(gnd.center_of_mass(dv + 10, dl, di)),
+                               np.array(snd.center_of_mass(values + 10, labels, index)),
+                               rtol=1e-9)
+    assert gnd.minimum_position(dv, dl, di) == first_positions(values, labels, index,
+                                                                "minimum_position")
 
 
 @gpu

@@ -3,12 +3,17 @@
 //
 // A pixel's label selects a slot (ga_slotmap): all pixels, positive labels,
 // a range of consecutive integers (slot = label - lo) or a sorted table of
-// keys searched by bisection.  Each pass reads the labels once and a value
-// only where its label has a slot (a sky image's background, most of it,
-// costs no value traffic); a thread keeps the running sums of the current
-// slot in registers and adds them to the slot's accumulators only when the
-// slot changes (label images come in runs), into a per-block copy in
-// shared memory when every slot fits there, else straight into global
+// keys searched by bisection (a table of consecutive integers, like the
+// usual arange(1, n + 1) index, is taken as a range).  Each pass reads the
+// labels once, as wide loads a round ahead, and tests them against the
+// bounds of the measured labels; the few that pass (a sky image's sources)
+// go to a queue per block, which all the block's threads then take
+// together, a candidate each: the values are read only there (the
+// background costs no value traffic), and a window of the image waits for
+// memory once, not once per candidate, whichever warp found it.
+// Neighbouring candidates of one slot are summed by a warp's segmented
+// scan before their total is added to the slot's accumulators: a per-block
+// copy in shared memory when every slot fits there, else the global
 // float64/uint64 accumulators.  The last block to finish (a ticket
 // counter) turns the accumulators into the requested statistics.  One
 // launch before the passes clears the accumulators and, for an index of up
@@ -29,10 +34,23 @@
 namespace {
 
 constexpr int MS_THREADS = 256;
-constexpr int MS_ITEMS = 4;
+constexpr int MS_ITEMS = 4;                    // labels per lane and load group
+// Load groups in flight per lane: 64 bytes of labels (fewer registers for
+// 8-byte labels would cost spills), and the elements a warp takes at a time.
+template <class L> __host__ __device__ constexpr int ms_groups() { return sizeof(L) == 4 ? 4 : 2; }
+template <class L> __host__ __device__ constexpr int ms_window() { return 32 * MS_ITEMS * ms_groups<L>(); }
+constexpr int MS_WINDOW = 32 * MS_ITEMS * 4;  // the largest window
+// The block's queue of candidates: entries (round << MS_QTAG_SHIFT | warp
+// << MS_QWARP_SHIFT | offset in the window).
+constexpr int MS_QUEUE = 5120;
+constexpr int MS_QWARP_SHIFT = 9;
+constexpr int MS_QTAG_SHIFT = 12;
+static_assert(MS_WINDOW == 1 << MS_QWARP_SHIFT && MS_THREADS / 32 == 1 << (MS_QTAG_SHIFT - MS_QWARP_SHIFT),
+              "queue entry layout");
 constexpr int MS_BLOCKS_PER_SM = GA_MEASURE_BLOCKS_PER_SM;  // resident blocks of k_ms_accumulate
 constexpr size_t MS_SMEM = 48 * 1024;          // shared memory a launch gets by default
-constexpr size_t MS_ACC_STATIC_SMEM = 16;       // k_ms_accumulate's own __shared__ flag
+// k_ms_accumulate's own __shared__ memory: the warps' queues and a flag.
+constexpr size_t MS_ACC_STATIC_SMEM = MS_QUEUE * sizeof(uint32_t) + 16;
 constexpr int64_t MS_SMEM_TABLE = 2048;  // table entries copied to shared memory
 constexpr int MS_INDEX_SMALL = GA_MEASURE_INDEX_SMALL;  // indexes up to this size: no sort
 constexpr int MS_PREP_THREADS = 256;
@@ -151,12 +169,13 @@ __device__ __forceinline__ void ms_coords(int64_t i, int ndim, const int64_t *sh
 struct MsPass {
     ga_measure_args a;
     int kind;             // K_*
-    int flags;            // moments: bit c set = accumulate component c (C_COORD: all dims)
     int last;             // LAST_*
     unsigned int what;    // statistics to write at LAST_FINALIZE (bit GA_MS_*)
     int priv;             // per-block accumulators in shared memory
     int table_smem;       // table copied to shared memory
     int ncomp;            // components in the accumulator array (shared copy: same layout)
+    int nrun;             // components of a run (MsRun)
+    const uint64_t *range;  // [is a range, first key] of a raw index's table, or null
     int vec;              // labels 16-byte aligned: vector loads
     double *mom;          // [3 + ndim][nslots]
     uint64_t *ext;        // [E_NCOMP][nslots]
@@ -171,25 +190,55 @@ __device__ __forceinline__ void ms_min(uint64_t *p, uint64_t v)
     atomicMin((unsigned long long *)p, (unsigned long long)v);
 }
 
-// The per-thread run: partial results for one slot.
+// A run: the partial results of one slot, as the pass's components
+// (MsPass::nrun of them):
+//   moments    count, sum, then the coordinate-weighted sums (ndim, for COM)
+//   centred    count, sum of squared deviations from the mean
+//   extrema    count, min, max
+//   positions  first position of the min, of the max (uint64 bits, MS_NONE: none)
+constexpr int MS_NRUN = 2 + GA_MEASURE_MAXDIM;
 struct MsRun {
     int64_t slot;
-    double count, sum, css;
-    double coord[GA_MEASURE_MAXDIM];
-    double vmin, vmax;
-    uint64_t pmin, pmax;
+    double c[MS_NRUN];
 };
 
-__device__ __forceinline__ void ms_run_reset(MsRun &r, int64_t slot)
+__device__ __forceinline__ double ms_bits(uint64_t v) { return __longlong_as_double((long long)v); }
+__device__ __forceinline__ uint64_t ms_unbits(double v) { return (uint64_t)__double_as_longlong(v); }
+
+__device__ __forceinline__ void ms_run_reset(const MsPass &p, MsRun &r, int64_t slot)
 {
     r.slot = slot;
-    r.count = r.sum = r.css = 0.0;
 #pragma unroll
-    for (int d = 0; d < GA_MEASURE_MAXDIM; ++d)
-        r.coord[d] = 0.0;
-    r.vmin = INFINITY;
-    r.vmax = -INFINITY;
-    r.pmin = r.pmax = MS_NONE;
+    for (int k = 0; k < MS_NRUN; ++k)
+        r.c[k] = 0.0;
+    if (p.kind == K_EXTREMA) {
+        r.c[1] = INFINITY;
+        r.c[2] = -INFINITY;
+    } else if (p.kind == K_POSITIONS) {
+        r.c[0] = r.c[1] = ms_bits(MS_NONE);
+    }
+}
+
+// Component k of two runs of one slot combined (every operation is
+// commutative).
+__device__ __forceinline__ double ms_combine(const MsPass &p, int k, double a, double b)
+{
+    if (p.kind == K_POSITIONS)
+        return ms_bits(min(ms_unbits(a), ms_unbits(b)));
+    if (p.kind == K_EXTREMA && k == 1)
+        return fmin(a, b);
+    if (p.kind == K_EXTREMA && k == 2)
+        return fmax(a, b);
+    return a + b;
+}
+
+// a += b, for two runs of one slot.
+__device__ __forceinline__ void ms_run_merge(const MsPass &p, MsRun &a, const MsRun &b)
+{
+#pragma unroll
+    for (int k = 0; k < MS_NRUN; ++k)
+        if (k < p.nrun)
+            a.c[k] = ms_combine(p, k, a.c[k], b.c[k]);
 }
 
 // Add a run to the accumulators (shared or global, same layout).
@@ -200,24 +249,22 @@ __device__ __forceinline__ void ms_run_flush(const MsPass &p, const MsRun &r, do
         return;
     const int64_t s = r.slot;
     if (p.kind == K_MOMENTS) {
-        if (p.flags & (1 << C_COUNT)) ms_add(mom + C_COUNT * ns + s, r.count);
-        if (p.flags & (1 << C_SUM)) ms_add(mom + C_SUM * ns + s, r.sum);
-        if (p.flags & (1 << C_COORD)) {
+        ms_add(mom + C_COUNT * ns + s, r.c[0]);
+        ms_add(mom + C_SUM * ns + s, r.c[1]);
 #pragma unroll
-            for (int d = 0; d < GA_MEASURE_MAXDIM; ++d)
-                if (d < p.a.ndim)
-                    ms_add(mom + (C_COORD + d) * ns + s, r.coord[d]);
-        }
+        for (int d = 0; d < GA_MEASURE_MAXDIM; ++d)
+            if (2 + d < p.nrun)
+                ms_add(mom + (C_COORD + d) * ns + s, r.c[2 + d]);
     } else if (p.kind == K_CENTRED) {
-        ms_add(mom + C_CSS * ns + s, r.css);
+        ms_add(mom + C_CSS * ns + s, r.c[1]);
     } else if (p.kind == K_EXTREMA) {
-        if (r.count > 0) {
-            ms_min(ext + E_MIN * ns + s, ms_key(r.vmin));
-            ms_min(ext + E_MAXINV * ns + s, ~ms_key(r.vmax));
+        if (r.c[0] > 0) {
+            ms_min(ext + E_MIN * ns + s, ms_key(r.c[1]));
+            ms_min(ext + E_MAXINV * ns + s, ~ms_key(r.c[2]));
         }
     } else {
-        if (r.pmin != MS_NONE) ms_min(ext + E_MINPOS * ns + s, r.pmin);
-        if (r.pmax != MS_NONE) ms_min(ext + E_MAXPOS * ns + s, r.pmax);
+        if (ms_unbits(r.c[0]) != MS_NONE) ms_min(ext + E_MINPOS * ns + s, ms_unbits(r.c[0]));
+        if (ms_unbits(r.c[1]) != MS_NONE) ms_min(ext + E_MAXPOS * ns + s, ms_unbits(r.c[1]));
     }
 }
 
@@ -260,42 +307,74 @@ __device__ void ms_finalize(const MsPass &p)
     }
 }
 
-// Add element i (slot s, value x) to the thread's run, flushing the run
-// first when the slot changes.
-__device__ __forceinline__ void ms_take(const MsPass &p, MsRun &r, double *mom, uint64_t *ext,
-                                        int64_t i, int64_t s, double x)
+// One element's contribution (value x at linear index i, slot s) as a run
+// of its own; s < 0 (no slot, or no element) gives an empty run.
+__device__ __forceinline__ void ms_run_one(const MsPass &p, MsRun &r, int64_t i, int64_t s,
+                                           double x)
 {
+    ms_run_reset(p, r, s);
+    if (s < 0)
+        return;
     const int64_t ns = p.a.map.nslots;
-    if (s != r.slot) {
-        ms_run_flush(p, r, mom, ext, ns);
-        ms_run_reset(r, s);
+    if (p.kind == K_POSITIONS) {
+        const uint64_t key = ms_key(x);
+        if (key == __ldg((const unsigned long long *)p.ext + E_MIN * ns + s))
+            r.c[0] = ms_bits((uint64_t)i);
+        if (~key == __ldg((const unsigned long long *)p.ext + E_MAXINV * ns + s))
+            r.c[1] = ms_bits((uint64_t)i);
+        return;
     }
-    r.count += 1.0;
+    r.c[0] = 1.0;
     if (p.kind == K_MOMENTS) {
-        r.sum += x;
-        if (p.flags & (1 << C_COORD)) {
+        r.c[1] = x;
+        if (p.nrun > 2) {
             int64_t c[GA_MEASURE_MAXDIM];
             ms_coords(i, p.a.ndim, p.a.shape, c);
 #pragma unroll
             for (int d = 0; d < GA_MEASURE_MAXDIM; ++d)
                 if (d < p.a.ndim)
-                    r.coord[d] += x * (double)c[d];
+                    r.c[2 + d] = x * (double)c[d];
         }
     } else if (p.kind == K_CENTRED) {
         const double dx = x - __ldg(p.centre + s);
-        r.css += dx * dx;
-    } else if (p.kind == K_EXTREMA) {
-        r.vmin = fmin(r.vmin, x);
-        r.vmax = fmax(r.vmax, x);
+        r.c[1] = dx * dx;
     } else {
-        const uint64_t key = ms_key(x);
-        if (r.pmin == MS_NONE &&
-            key == __ldg((const unsigned long long *)p.ext + E_MIN * ns + s))
-            r.pmin = (uint64_t)i;
-        if (r.pmax == MS_NONE &&
-            ~key == __ldg((const unsigned long long *)p.ext + E_MAXINV * ns + s))
-            r.pmax = (uint64_t)i;
+        r.c[1] = fmin(r.c[1], x);  // a NaN leaves min and max empty, as fmin does
+        r.c[2] = fmax(r.c[2], x);
     }
+}
+
+__device__ __forceinline__ double ms_shfl_up(double v, int o)
+{
+    return __shfl_up_sync(0xffffffffu, v, o);
+}
+__device__ __forceinline__ uint64_t ms_shfl_up(uint64_t v, int o)
+{
+    return (uint64_t)__shfl_up_sync(0xffffffffu, (unsigned long long)v, o);
+}
+
+// The warp's runs, one per lane in raster order, summed per segment of
+// neighbouring lanes holding the same slot (an inclusive segmented scan):
+// true on the last lane of each segment, whose run is then the segment's
+// total.
+__device__ __forceinline__ bool ms_warp_segments(const MsPass &p, MsRun &r)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t prev = (int64_t)ms_shfl_up((uint64_t)r.slot, 1);
+    const unsigned int heads = __ballot_sync(0xffffffffu, lane == 0 || prev != r.slot);
+    const int start = 31 - __clz(heads & (0xffffffffu >> (31 - lane)));
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+#pragma unroll
+        for (int k = 0; k < MS_NRUN; ++k) {
+            if (k < p.nrun) {
+                const double t = ms_shfl_up(r.c[k], o);
+                if (lane - o >= start)
+                    r.c[k] = ms_combine(p, k, r.c[k], t);
+            }
+        }
+    }
+    return lane == 31 || ((heads >> (lane + 1)) & 1u);
 }
 
 // Four consecutive elements (16-byte aligned) in one or two 16-byte loads.
@@ -326,24 +405,88 @@ __device__ __forceinline__ void ms_load_labels(const L *labels, int64_t base, in
     }
 }
 
+__device__ __forceinline__ void ms_prefetch_l2(const void *p)
+{
+    asm volatile("prefetch.global.L2 [%0];" : : "l"(p));
+}
+
+// A warp's window of G * 32 * MS_ITEMS labels at `win`: lane l's group g
+// holds elements win + (g * 32 + l) * MS_ITEMS + k, k < MS_ITEMS.
+template <int G, class L>
+__device__ __forceinline__ void ms_load_window(const L *labels, int64_t win, int64_t n, int vec,
+                                               L (&l)[G][MS_ITEMS])
+{
+    const int64_t base = win + (threadIdx.x & 31) * MS_ITEMS;
+    if (labels && vec && win + G * 32 * MS_ITEMS <= n) {
+#pragma unroll
+        for (int g = 0; g < G; ++g)
+            ms_load4(labels + base + g * 32 * MS_ITEMS, l[g]);
+    } else {
+#pragma unroll
+        for (int g = 0; g < G; ++g)
+            ms_load_labels(labels, base + g * 32 * MS_ITEMS, n, vec, l[g]);
+    }
+}
+
+// The quick test of the labels that can have a slot (ms_key_bounds), in
+// the label's own width for int32 labels: key - lo <= span, unsigned.
+template <class L>
+struct MsCandidates {
+    uint64_t lo, span;
+    bool none;
+    __device__ __forceinline__ MsCandidates(const ga_slotmap &m, const uint64_t *table)
+    {
+        uint64_t klo, khi;
+        ms_key_bounds<L>(m, table, klo, khi);
+        if constexpr (std::is_same<L, int32_t>::value) {
+            const uint64_t base = MS_SIGN - 0x80000000ull;  // the key of INT32_MIN
+            klo = klo < base ? base : klo;
+            khi = khi > base + 0xffffffffull ? base + 0xffffffffull : khi;
+            klo -= base;
+            khi -= base;
+        }
+        none = klo > khi;
+        lo = klo;
+        span = khi - klo;
+    }
+    __device__ __forceinline__ bool operator()(L l) const
+    {
+        if constexpr (std::is_same<L, int32_t>::value)
+            return ((uint32_t)l ^ 0x80000000u) - (uint32_t)lo <= (uint32_t)span;
+        else
+            return ms_key(l) - lo <= span;
+    }
+};
+
 template <class V, class L>
 __global__ void __launch_bounds__(MS_THREADS, MS_BLOCKS_PER_SM) k_ms_accumulate(MsPass p)
 {
     extern __shared__ unsigned long long ms_smem[];
+    __shared__ uint32_t ms_queue[MS_QUEUE];
+    __shared__ int ms_qcount;
     __shared__ bool last;
     const int64_t ns = p.a.map.nslots;
     const int64_t n = p.a.n;
     const V *values = (const V *)p.a.values;
     const L *labels = (const L *)p.a.labels;
 
+    // A table of consecutive integers (k_ms_prepare says so) is a range:
+    // no table, no bisection.
+    ga_slotmap map = p.a.map;
+    if (p.range != nullptr && __ldcg((const unsigned long long *)p.range) != 0) {
+        map.mode = GA_SLOT_RANGE;
+        map.lo = (int64_t)(__ldcg((const unsigned long long *)p.range + 1) ^ MS_SIGN);
+    }
     uint64_t *s_table = (uint64_t *)ms_smem;
     unsigned long long *s_acc = ms_smem + (p.table_smem ? ns : 0);
-    const uint64_t *table = p.a.map.table;
-    if (p.table_smem) {
+    const uint64_t *table = map.table;
+    if (p.table_smem && map.mode == GA_SLOT_TABLE) {
         for (int64_t k = threadIdx.x; k < ns; k += blockDim.x)
             s_table[k] = table[k];
         table = s_table;
     }
+    if (threadIdx.x == 0)
+        ms_qcount = 0;
     if (p.priv) {
         const unsigned long long fill = p.kind == K_EXTREMA ? MS_NONE : 0ull;
         for (int64_t k = threadIdx.x; k < p.ncomp * ns; k += blockDim.x)
@@ -353,49 +496,125 @@ __global__ void __launch_bounds__(MS_THREADS, MS_BLOCKS_PER_SM) k_ms_accumulate(
     double *mom = p.priv ? (double *)s_acc : p.mom;
     uint64_t *ext = p.priv ? (uint64_t *)s_acc : p.ext;
 
-    MsRun r;
-    ms_run_reset(r, -1);
-    // A thread's groups of MS_ITEMS elements are `stride` apart (a warp
-    // reads 32 consecutive groups).  The labels of G groups are loaded
-    // together: with two blocks per multiprocessor (the registers of the
-    // run allow no more) 32 bytes of labels in flight per thread would not
-    // cover the memory's latency; 64 do.  The loop body stays small (one
-    // key test per element): the elements that pass are taken one at a
-    // time by a loop that is not unrolled, so the code of ms_take exists
-    // once (copies of it per element filled the instruction cache), and
-    // their values are the only ones read (the background of a label
-    // image costs no value traffic).
-    constexpr int G = sizeof(L) == 4 ? 4 : 2;
-    uint64_t klo, khi;
-    ms_key_bounds<L>(p.a.map, table, klo, khi);
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x * MS_ITEMS;
-    for (int64_t base0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * MS_ITEMS; base0 < n;
-         base0 += G * stride) {
-        L l[G][MS_ITEMS];
+    // The warps of a block read windows of W consecutive elements in
+    // rounds: in round r, warp w of block b takes window (r * warps + w *
+    // blocks + b) (neighbouring windows, often crossing the same label,
+    // fall to different multiprocessors), as G loads of MS_ITEMS labels
+    // per lane, all in flight together, and a test per element against
+    // the bounds of the measured labels.  The next round's loads are
+    // issued before this round's candidates are queued, and the
+    // candidates' values are prefetched to L2.  Most windows of a label
+    // image hold no candidate.  The candidates go to the block's queue
+    // (raster order within a window: one warp scan of the per-group counts
+    // packed in bytes), which the whole block takes at the end, or when
+    // it could overflow: a lane a candidate, so the values, the labels'
+    // slots and the contributions of 256 candidates are computed side by
+    // side, whichever warps found them.  Neighbouring lanes of one slot
+    // are summed by a segmented scan whose last lanes add the totals to
+    // the accumulators.  Without labels (every element in slot 0) a
+    // thread adds its own elements to its run.
+    constexpr int G = ms_groups<L>(), W = ms_window<L>();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const MsCandidates<L> candidate(map, table);
+    const int64_t nwarps = (int64_t)gridDim.x * (MS_THREADS / 32);
+    const int64_t gw = (int64_t)warp * gridDim.x + blockIdx.x;
+    const int64_t rounds = map.mode == GA_SLOT_ALL || candidate.none ? 0
+                                                                     : (n + nwarps * W - 1) / (nwarps * W);
+    L l[G][MS_ITEMS];
+    if (rounds > 0 && gw * W < n)
+        ms_load_window(labels, gw * W, n, p.vec, l);
+    for (int64_t rd = 0; rd < rounds; ++rd) {
+        const int64_t win = (rd * nwarps + gw) * W;
+        const bool whole = win + W <= n;
+        unsigned int cand = 0;  // bit g * MS_ITEMS + k: element k of the lane's group g
+        if (win < n) {
 #pragma unroll
-        for (int g = 0; g < G; ++g)
-            ms_load_labels(labels, base0 + g * stride, n, p.vec, l[g]);
-        unsigned int cand = 0;  // bit g * MS_ITEMS + k: element k of group g may have a slot
+            for (int g = 0; g < G; ++g)
 #pragma unroll
-        for (int g = 0; g < G; ++g) {
+                for (int k = 0; k < MS_ITEMS; ++k)
+                    if (candidate(l[g][k]) && (whole || win + (g * 32 + lane) * MS_ITEMS + k < n))
+                        cand |= 1u << (g * MS_ITEMS + k);
 #pragma unroll
-            for (int k = 0; k < MS_ITEMS; ++k) {
-                const uint64_t key = ms_key(l[g][k]);
-                if (key >= klo && key <= khi && base0 + g * stride + k < n)
-                    cand |= 1u << (g * MS_ITEMS + k);
+            for (int g = 0; g < G; ++g)
+                if ((cand >> (g * MS_ITEMS)) & 0xfu)
+                    ms_prefetch_l2(values + win + (g * 32 + lane) * MS_ITEMS);
+        }
+        if (win + nwarps * W < n)
+            ms_load_window(labels, win + nwarps * W, n, p.vec, l);
+        if (__any_sync(0xffffffffu, cand != 0)) {
+            // Byte g: the lane's candidates in group g (at most 4, a
+            // warp's at most 128: the bytes of the scan never carry).
+            unsigned int packed = 0;
+#pragma unroll
+            for (int g = 0; g < G; ++g)
+                packed |= (unsigned int)__popc((cand >> (g * MS_ITEMS)) & 0xfu) << (8 * g);
+            unsigned int incl = packed;
+#pragma unroll
+            for (int o = 1; o < 32; o <<= 1) {
+                const unsigned int t = __shfl_up_sync(0xffffffffu, incl, o);
+                if (lane >= o)
+                    incl += t;
+            }
+            const unsigned int totals = __shfl_sync(0xffffffffu, incl, 31);
+            const unsigned int excl = incl - packed;
+            int total = 0;
+#pragma unroll
+            for (int g = 0; g < G; ++g)
+                total += (int)((totals >> (8 * g)) & 0xffu);
+            int at0 = 0;
+            if (lane == 0)
+                at0 = atomicAdd(&ms_qcount, total);
+            at0 = __shfl_sync(0xffffffffu, at0, 0);
+            const uint32_t tag = (uint32_t)rd << MS_QTAG_SHIFT | (uint32_t)warp << MS_QWARP_SHIFT;
+#pragma unroll
+            for (int g = 0; g < G; ++g) {
+                int at = at0 + (int)((excl >> (8 * g)) & 0xffu);
+#pragma unroll
+                for (int k = 0; k < MS_ITEMS; ++k)
+                    if (cand & (1u << (g * MS_ITEMS + k)))
+                        ms_queue[at++] = tag | (uint32_t)((g * 32 + lane) * MS_ITEMS + k);
+                at0 += (int)((totals >> (8 * g)) & 0xffu);
             }
         }
-#pragma unroll 1
-        while (cand != 0) {
-            const int b = __ffs(cand) - 1;
-            cand &= cand - 1;
-            const int64_t i = base0 + (b / MS_ITEMS) * stride + b % MS_ITEMS;
-            const int64_t s = ms_slot(p.a.map, table, labels ? __ldg(labels + i) : (L)0);
-            if (s >= 0)
-                ms_take(p, r, mom, ext, i, s, (double)__ldg(values + i));
+        __syncthreads();
+        const int queued = ms_qcount;
+        if (queued > MS_QUEUE - MS_THREADS / 32 * W || rd == rounds - 1) {
+            for (int j = warp * 32; j < queued; j += MS_THREADS) {
+                int64_t i = 0, s = -1;
+                double x = 0.0;
+                if (j + lane < queued) {
+                    const uint32_t e = ms_queue[j + lane];
+                    const int64_t w = (int64_t)((e >> MS_QWARP_SHIFT) & (MS_THREADS / 32 - 1));
+                    i = ((int64_t)(e >> MS_QTAG_SHIFT) * nwarps + w * gridDim.x + blockIdx.x) * W +
+                        (e & (MS_WINDOW - 1));
+                    x = (double)__ldg(values + i);
+                    s = ms_slot(map, table, __ldg(labels + i));
+                }
+                MsRun e;
+                ms_run_one(p, e, i, s, x);
+                if (ms_warp_segments(p, e))
+                    ms_run_flush(p, e, mom, ext, ns);
+            }
+            __syncthreads();
+            if (threadIdx.x == 0)
+                ms_qcount = 0;
+            __syncthreads();
         }
     }
-    ms_run_flush(p, r, mom, ext, ns);
+    if (map.mode == GA_SLOT_ALL) {
+        MsRun r;
+        ms_run_reset(p, r, -1);
+        const int64_t stride = (int64_t)gridDim.x * MS_THREADS;
+        for (int64_t i = (int64_t)blockIdx.x * MS_THREADS + threadIdx.x; i < n; i += stride) {
+            MsRun e;
+            ms_run_one(p, e, i, 0, (double)__ldg(values + i));
+            if (r.slot == 0)
+                ms_run_merge(p, r, e);
+            else
+                r = e;
+        }
+        ms_run_flush(p, r, mom, ext, ns);
+    }
     __syncthreads();
     if (p.priv) {
         for (int64_t k = threadIdx.x; k < p.ncomp * ns; k += blockDim.x) {
@@ -508,13 +727,20 @@ __device__ __forceinline__ int ms_warp_sum(int v)
 // table; its count of smaller keys is the first slot holding its key.
 // Each block copies the keys to shared memory, then one warp ranks one
 // entry at a time, its lanes splitting the comparisons: a few hundred
-// labels cost one short launch, no sort.
+// labels cost one short launch, no sort.  With `range` (integer keys),
+// block 0 also writes range[0] = 1 and range[1] = the first key when the
+// keys are consecutive integers, each once (arange(1, n + 1), the usual
+// index), else range[0] = 0: the passes then compute slots as a range.
 template <class T>
 __global__ void __launch_bounds__(MS_PREP_THREADS)
 k_ms_prepare(unsigned long long *zero, int64_t nzero, unsigned long long *ones, int64_t nones,
-             const T *index, int m, int float_keys, uint64_t *table, int64_t *inverse)
+             const T *index, int m, int float_keys, uint64_t *table, int64_t *inverse,
+             uint64_t *range)
 {
     __shared__ uint64_t s_keys[MS_INDEX_SMALL];
+    __shared__ unsigned int s_seen[MS_INDEX_SMALL / 32];
+    __shared__ unsigned long long s_lo, s_hi;
+    __shared__ int s_distinct;
     const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = tid; i < nzero; i += nthreads)
@@ -542,6 +768,39 @@ k_ms_prepare(unsigned long long *zero, int64_t nzero, unsigned long long *ones, 
             inverse[k] = less;
         }
     }
+    if (blockIdx.x != 0 || range == nullptr)
+        return;
+    if (threadIdx.x == 0) {
+        s_lo = ~0ull;
+        s_hi = 0;
+        s_distinct = 0;
+    }
+    for (int k = threadIdx.x; k < MS_INDEX_SMALL / 32; k += blockDim.x)
+        s_seen[k] = 0;
+    __syncthreads();
+    unsigned long long lo = ~0ull, hi = 0;
+    for (int k = threadIdx.x; k < m; k += blockDim.x) {
+        lo = min(lo, (unsigned long long)s_keys[k]);
+        hi = max(hi, (unsigned long long)s_keys[k]);
+    }
+    atomicMin(&s_lo, lo);
+    atomicMax(&s_hi, hi);
+    __syncthreads();
+    const bool span = !float_keys && s_hi - s_lo == (unsigned long long)(m - 1);
+    if (span)
+        for (int k = threadIdx.x; k < m; k += blockDim.x) {
+            const unsigned int d = (unsigned int)(s_keys[k] - s_lo);
+            atomicOr(&s_seen[d >> 5], 1u << (d & 31));
+        }
+    __syncthreads();
+    if (span)
+        for (int k = threadIdx.x; k < (m + 31) / 32; k += blockDim.x)
+            atomicAdd(&s_distinct, __popc(s_seen[k]));
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        range[0] = span && s_distinct == m;
+        range[1] = s_lo;
+    }
 }
 
 // The launch of k_ms_prepare: enough blocks for one warp per index entry
@@ -549,7 +808,8 @@ k_ms_prepare(unsigned long long *zero, int64_t nzero, unsigned long long *ones, 
 // float_keys (int64 values are exact as float64 keys up to 2**53).
 cudaError_t ms_prepare(unsigned long long *zero, int64_t nzero, unsigned long long *ones,
                        int64_t nones, ga_type index_type, int float_keys, const void *index,
-                       int64_t m, uint64_t *table, int64_t *inverse, cudaStream_t stream)
+                       int64_t m, uint64_t *table, int64_t *inverse, uint64_t *range,
+                       cudaStream_t stream)
 {
     if (m > MS_INDEX_SMALL)
         return cudaErrorInvalidValue;
@@ -561,10 +821,11 @@ cudaError_t ms_prepare(unsigned long long *zero, int64_t nzero, unsigned long lo
     blocks = blocks < 1 ? 1 : blocks > 1024 ? 1024 : blocks;
     if (m == 0 || index_type == GA_INT64)
         k_ms_prepare<int64_t><<<(unsigned)blocks, MS_PREP_THREADS, 0, stream>>>(
-            zero, nzero, ones, nones, (const int64_t *)index, (int)m, float_keys, table, inverse);
+            zero, nzero, ones, nones, (const int64_t *)index, (int)m, float_keys, table, inverse,
+            range);
     else if (index_type == GA_FLOAT64 && float_keys)
         k_ms_prepare<double><<<(unsigned)blocks, MS_PREP_THREADS, 0, stream>>>(
-            zero, nzero, ones, nones, (const double *)index, (int)m, 1, table, inverse);
+            zero, nzero, ones, nones, (const double *)index, (int)m, 1, table, inverse, range);
     else
         return cudaErrorInvalidValue;
     return cudaGetLastError();
@@ -799,6 +1060,7 @@ struct MsScratch {
     double *centre;
     unsigned int *ticket;
     uint64_t *table;
+    uint64_t *range;  // table + nslots: [is a range, first key]
     int64_t *inverse;
     size_t mom_bytes, ext_bytes, total;
     MsScratch(const ga_measure_args *a, void *base)
@@ -814,10 +1076,13 @@ struct MsScratch {
         total = mom_bytes + 256 + ext_bytes + round_up(ns * sizeof(double));
         table = nullptr;
         inverse = nullptr;
+        range = nullptr;
         if (ms_raw_index(a)) {
+            const size_t tb = round_up((ns + 2) * sizeof(uint64_t));
             table = (uint64_t *)(c + total);
-            inverse = (int64_t *)(c + total + round_up(ns * sizeof(uint64_t)));
-            total += round_up(ns * sizeof(uint64_t)) + round_up(ns * sizeof(int64_t));
+            range = table + ns;
+            inverse = (int64_t *)(c + total + tb);
+            total += tb + round_up(ns * sizeof(int64_t));
         }
     }
 };
@@ -920,9 +1185,10 @@ extern "C" cudaError_t ga_launch_measure(const ga_measure_args *a, unsigned int 
         (unsigned long long *)s.mom, (int64_t)((s.mom_bytes + 256) / 8),
         (unsigned long long *)s.ext, extrema ? (int64_t)(s.ext_bytes / 8) : 0, a->index_type,
         a->labels && a->label_type == GA_FLOAT64, a->index, ms_raw_index(a) ? a->map.nslots : 0,
-        s.table, s.inverse, stream);
+        s.table, s.inverse, s.range, stream);
     if (err != cudaSuccess)
         return err;
+    p.range = s.range;
     p.what = what;
     p.vec = ((uintptr_t)a->labels & 15) == 0;
     p.mom = s.mom;
@@ -941,14 +1207,15 @@ extern "C" cudaError_t ga_launch_measure(const ga_measure_args *a, unsigned int 
         p.kind = kinds[j];
         p.last = j == nk - 1 ? LAST_FINALIZE : p.kind == K_MOMENTS && centred ? LAST_CENTRES
                                                                             : LAST_NOTHING;
+        const bool com = what & (1u << GA_MS_COM);
         switch (p.kind) {
         case K_MOMENTS:
-            p.flags = (1 << C_COUNT) | (1 << C_SUM) |
-                      ((what & (1u << GA_MS_COM)) ? (1 << C_COORD) : 0);
-            p.ncomp = (what & (1u << GA_MS_COM)) ? C_COORD + a->ndim : C_SUM + 1;
+            p.ncomp = com ? C_COORD + a->ndim : C_SUM + 1;
+            p.nrun = com ? 2 + a->ndim : 2;
             break;
-        case K_CENTRED: p.ncomp = C_CSS + 1; break;
-        default: p.ncomp = E_NCOMP; break;
+        case K_CENTRED: p.ncomp = C_CSS + 1; p.nrun = 2; break;
+        case K_EXTREMA: p.ncomp = E_NCOMP; p.nrun = 3; break;
+        default: p.ncomp = E_NCOMP; p.nrun = 2; break;
         }
         if ((err = ms_pass(p, stream)) != cudaSuccess)
             return err;
@@ -1025,7 +1292,7 @@ extern "C" cudaError_t ga_launch_measure_index(ga_type index_type, const void *i
 {
     if (m <= MS_INDEX_SMALL)
         return ms_prepare(nullptr, 0, nullptr, 0, index_type, index_type == GA_FLOAT64, index,
-                          m, table, inverse, stream);
+                          m, table, inverse, nullptr, stream);
     char *c = (char *)scratch;
     uint64_t *keys = (uint64_t *)c;
     int64_t *pos = (int64_t *)(c + round_up(m * sizeof(uint64_t)));
