@@ -43,6 +43,7 @@ namespace {
 
 constexpr int LB_THREADS = 256;
 constexpr int LB_ITEMS = 16;
+constexpr int LW_GROUPS = 2;  // chunks of four entries a thread of k_label_write takes
 constexpr int LB_TILE_SHIFT = 12;
 constexpr int64_t LB_TILE = (int64_t)1 << LB_TILE_SHIFT;
 static_assert(LB_THREADS * LB_ITEMS == LB_TILE, "a flatten block covers one tile");
@@ -161,12 +162,22 @@ k_label_local(const S *mask, I *L, Tiles t, Neighbours nb, unsigned int *ticket)
     lt_origin(t, blockIdx.x, z, y0, x0);
     const int tw_mask = (1 << t.tw_shift) - 1;
     const int64_t base = (z * t.ny + y0) * t.nx + x0;
+    // The thread's k-th element, local index li = threadIdx.x + k *
+    // LT_THREADS, sits at (ly0 + k * sy, lx0 + k * sx) in the tile: a tile
+    // at most LT_THREADS wide keeps the column (sy rows down), a wider one
+    // (a single row) the row.  So its global index is g0 + k * step and
+    // its bounds test two running compares (no per-element index math).
+    const bool narrow = (1 << t.tw_shift) <= LT_THREADS;
+    const int sx = narrow ? 0 : LT_THREADS, sy = narrow ? LT_THREADS >> t.tw_shift : 0;
+    const int lx0 = threadIdx.x & tw_mask, ly0 = threadIdx.x >> t.tw_shift;
+    const int64_t step = (int64_t)sy * t.nx + sx;
+    const int64_t g0 = base + (int64_t)ly0 * t.nx + lx0;
+    const int64_t xleft = t.nx - x0 - lx0, yleft = t.ny - y0 - ly0;
 #pragma unroll
     for (int k = 0; k < LT_ITEMS; ++k) {
-        const int li = threadIdx.x + k * LT_THREADS;
-        const int ly = li >> t.tw_shift, lx = li & tw_mask;
-        const bool in = y0 + ly < t.ny && x0 + lx < t.nx;
-        s_L[li] = in && mask[base + ly * t.nx + lx] != 0 ? li : -1;
+        const bool in = (int64_t)k * sx < xleft && (int64_t)k * sy < yleft;
+        s_L[threadIdx.x + k * LT_THREADS] =
+            in && mask[g0 + k * step] != 0 ? (int)threadIdx.x + k * LT_THREADS : -1;
     }
     __syncthreads();
 #pragma unroll
@@ -190,8 +201,7 @@ k_label_local(const S *mask, I *L, Tiles t, Neighbours nb, unsigned int *ticket)
 #pragma unroll
     for (int k = 0; k < LT_ITEMS; ++k) {
         const int li = threadIdx.x + k * LT_THREADS;
-        const int ly = li >> t.tw_shift, lx = li & tw_mask;
-        if (y0 + ly >= t.ny || x0 + lx >= t.nx)
+        if (!((int64_t)k * sx < xleft && (int64_t)k * sy < yleft))
             continue;
         int r = s_L[li];
         if (r >= 0) {
@@ -202,8 +212,8 @@ k_label_local(const S *mask, I *L, Tiles t, Neighbours nb, unsigned int *ticket)
                 r = p;
             }
         }
-        L[base + ly * t.nx + lx] =
-            r < 0 ? (I)-1 : (I)(base + (r >> t.tw_shift) * t.nx + (r & tw_mask));
+        L[g0 + k * step] =
+            r < 0 ? (I)-1 : (I)(base + (int64_t)(r >> t.tw_shift) * t.nx + (r & tw_mask));
     }
 }
 
@@ -258,6 +268,26 @@ k_label_border(I *L, Tiles t, Neighbours nb, int all)
     }
 }
 
+// N consecutive entries at p (16-byte aligned, N * sizeof(I) a multiple
+// of 16) in 16-byte loads, or one at a time up to `left` entries (-1,
+// background, past them) at the end of the array.
+template <int N, class I>
+__device__ __forceinline__ void lb_load(const I *p, int64_t left, I (&v)[N])
+{
+    static_assert(N * sizeof(I) % 16 == 0, "whole 16-byte loads");
+    if (left >= N) {
+#pragma unroll
+        for (int k = 0; k < N * (int)sizeof(I) / 16; ++k) {
+            const uint4 q = ((const uint4 *)p)[k];
+            memcpy(v + k * 16 / sizeof(I), &q, 16);
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < N; ++k)
+            v[k] = k < left ? p[k] : (I)-1;
+    }
+}
+
 // Root of a chain whose links are final: stops at L[x] == x, or at an entry
 // another tile has already replaced by its encoded rank (<= -2).
 template <class I>
@@ -286,13 +316,11 @@ k_label_flatten(I *L, int64_t n, I *tile_count, I *tile_offset, unsigned int *ti
 
     const int64_t base = ((int64_t)blockIdx.x << LB_TILE_SHIFT) + (int64_t)threadIdx.x * LB_ITEMS;
     I v[LB_ITEMS];
+    lb_load(L + base, n - base, v);
     int roots = 0;
 #pragma unroll
-    for (int k = 0; k < LB_ITEMS; ++k) {
-        const int64_t i = base + k;
-        v[k] = i < n ? L[i] : (I)-1;
-        roots += v[k] == (I)i;
-    }
+    for (int k = 0; k < LB_ITEMS; ++k)
+        roots += v[k] == (I)(base + k);
 #pragma unroll
     for (int k = 0; k < LB_ITEMS; ++k) {
         const I i = (I)(base + k);
@@ -350,21 +378,73 @@ k_label_flatten(I *L, int64_t n, I *tile_count, I *tile_offset, unsigned int *ti
     }
 }
 
-template <class I, class O>
-__global__ void k_label_write(const I *L, int64_t n, const I *tile_offset, O *out)
+// Four consecutive outputs at dst in one store when aligned and whole.
+template <class O>
+__device__ __forceinline__ void lw_store4(O *dst, const O (&o)[4], int64_t left)
 {
-    GA_GRID_STRIDE(i, n) {
-        const I v = L[i];
-        I label;
-        if (v == (I)-1) {
-            label = 0;
-        } else if (v < 0) {
-            label = tile_offset[i >> LB_TILE_SHIFT] - v - 1;
+    const size_t align = sizeof(O) >= 4 ? 16 : 4 * sizeof(O);
+    if (left >= 4 && ((uintptr_t)dst & (align - 1)) == 0) {
+        if constexpr (sizeof(O) == 1) {
+            uint32_t q;
+            memcpy(&q, o, 4);
+            *(uint32_t *)dst = q;
+        } else if constexpr (sizeof(O) == 2) {
+            uint2 q;
+            memcpy(&q, o, 8);
+            *(uint2 *)dst = q;
         } else {
-            const I w = L[v];
-            label = tile_offset[(int64_t)v >> LB_TILE_SHIFT] - w - 1;
+#pragma unroll
+            for (int k = 0; k < (int)sizeof(O) / 4; ++k) {
+                uint4 q;
+                memcpy(&q, o + k * 16 / sizeof(O), 16);
+                ((uint4 *)dst)[k] = q;
+            }
         }
-        out[i] = (O)label;
+        return;
+    }
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+        if (k < left)
+            dst[k] = o[k];
+}
+
+// Each thread writes LW_GROUPS chunks of four consecutive outputs, a
+// warp's chunks side by side (each load and store instruction covers a
+// contiguous stretch), all loads in flight together: one output a thread
+// left too few loads in flight to keep memory busy.
+template <class I, class O>
+__global__ void __launch_bounds__(GA_BLOCK)
+k_label_write(const I *L, int64_t n, const I *tile_offset, O *out)
+{
+    const int64_t block0 = (int64_t)blockIdx.x * GA_BLOCK * 4 * LW_GROUPS;
+    I v[LW_GROUPS][4];
+#pragma unroll
+    for (int g = 0; g < LW_GROUPS; ++g) {
+        const int64_t first = block0 + ((int64_t)g * GA_BLOCK + threadIdx.x) * 4;
+        if (first < n)
+            lb_load(L + first, n - first, v[g]);
+    }
+#pragma unroll
+    for (int g = 0; g < LW_GROUPS; ++g) {
+        const int64_t first = block0 + ((int64_t)g * GA_BLOCK + threadIdx.x) * 4;
+        if (first >= n)
+            break;
+        O o[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const I x = v[g][k];
+            I label;
+            if (x == (I)-1) {
+                label = 0;
+            } else if (x < 0) {
+                label = tile_offset[(first + k) >> LB_TILE_SHIFT] - x - 1;
+            } else {
+                const I w = L[x];
+                label = tile_offset[(int64_t)x >> LB_TILE_SHIFT] - w - 1;
+            }
+            o[k] = (O)label;
+        }
+        lw_store4(out + first, o, n - first);
     }
 }
 
@@ -496,7 +576,9 @@ struct WriteLaunch {
     {
         const int64_t n = label_size(a);
         Scratch<I> s(a->scratch, n);
-        k_label_write<I, O><<<ga_grid(n), GA_BLOCK, 0, stream>>>(s.L, n, s.tile_offset, (O *)out);
+        const int64_t blocks = (n + GA_BLOCK * 4 * LW_GROUPS - 1) / (GA_BLOCK * 4 * LW_GROUPS);
+        k_label_write<I, O><<<(unsigned int)blocks, GA_BLOCK, 0, stream>>>(s.L, n, s.tile_offset,
+                                                                           (O *)out);
         return cudaGetLastError();
     }
 };
