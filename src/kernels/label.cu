@@ -301,18 +301,31 @@ __device__ __forceinline__ I lb_root(const I *L, I x)
     }
 }
 
+// The warp's inclusive sum of v (every lane gets its own prefix).
+template <class I>
+__device__ __forceinline__ I lb_warp_scan(I v)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const I t = __shfl_up_sync(0xffffffffu, v, o);
+        if (lane >= o)
+            v += t;
+    }
+    return v;
+}
+
+// Ranks first (the block scan waits only for loads), then the chains of
+// the non-roots, while thread 0 takes the ticket: no warp waits at a
+// barrier for another's chain, and only warp 0 of the last tile stays for
+// the scan of the tile counts.
 template <class I>
 __global__ void __launch_bounds__(LB_THREADS)
 k_label_flatten(I *L, int64_t n, I *tile_count, I *tile_offset, unsigned int *ticket,
                 int64_t *count)
 {
     using TileScan = cub::BlockScan<int, LB_THREADS>;
-    using GridScan = cub::BlockScan<I, LB_THREADS>;
-    __shared__ union {
-        typename TileScan::TempStorage tile;
-        typename GridScan::TempStorage grid;
-    } scan;
-    __shared__ bool last;
+    __shared__ typename TileScan::TempStorage scan;
 
     const int64_t base = ((int64_t)blockIdx.x << LB_TILE_SHIFT) + (int64_t)threadIdx.x * LB_ITEMS;
     I v[LB_ITEMS];
@@ -321,6 +334,20 @@ k_label_flatten(I *L, int64_t n, I *tile_count, I *tile_offset, unsigned int *ti
 #pragma unroll
     for (int k = 0; k < LB_ITEMS; ++k)
         roots += v[k] == (I)(base + k);
+    int rank, total;
+    TileScan(scan).ExclusiveSum(roots, rank, total);
+#pragma unroll
+    for (int k = 0; k < LB_ITEMS; ++k) {
+        const I i = (I)(base + k);
+        if (v[k] == i)
+            L[i] = (I)(-(rank++) - 2);
+    }
+    bool last = false;
+    if (threadIdx.x == 0) {
+        tile_count[blockIdx.x] = (I)total;
+        __threadfence();
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
 #pragma unroll
     for (int k = 0; k < LB_ITEMS; ++k) {
         const I i = (I)(base + k);
@@ -330,28 +357,14 @@ k_label_flatten(I *L, int64_t n, I *tile_count, I *tile_offset, unsigned int *ti
                 L[i] = r;
         }
     }
-    int rank, total;
-    TileScan(scan.tile).ExclusiveSum(roots, rank, total);
-#pragma unroll
-    for (int k = 0; k < LB_ITEMS; ++k) {
-        const I i = (I)(base + k);
-        if (v[k] == i)
-            L[i] = (I)(-(rank++) - 2);
-    }
-
-    if (threadIdx.x == 0) {
-        tile_count[blockIdx.x] = (I)total;
-        __threadfence();
-        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last)
+    if (threadIdx.x >= 32 || !__shfl_sync(0xffffffffu, last, 0))
         return;
     __threadfence();
-    // The last tile: exclusive scan of the tile counts, LB_TILE at a time.
+    // The last tile's warp 0: exclusive scan of the tile counts, 32 *
+    // LB_ITEMS at a time.
     const int64_t ntiles = gridDim.x;
     I carry = 0;
-    for (int64_t start = 0; start < ntiles; start += LB_TILE) {
+    for (int64_t start = 0; start < ntiles; start += 32 * LB_ITEMS) {
         const int64_t first = start + (int64_t)threadIdx.x * LB_ITEMS;
         I c[LB_ITEMS];
         I sum = 0;
@@ -360,17 +373,15 @@ k_label_flatten(I *L, int64_t n, I *tile_count, I *tile_offset, unsigned int *ti
             c[k] = first + k < ntiles ? __ldcg(tile_count + first + k) : (I)0;
             sum += c[k];
         }
-        I before, chunk;
-        __syncthreads();
-        GridScan(scan.grid).ExclusiveSum(sum, before, chunk);
-        before += carry;
+        const I incl = lb_warp_scan(sum);
+        I before = carry + incl - sum;
 #pragma unroll
         for (int k = 0; k < LB_ITEMS; ++k) {
             if (first + k < ntiles)
                 tile_offset[first + k] = before;
             before += c[k];
         }
-        carry += chunk;
+        carry += __shfl_sync(0xffffffffu, incl, 31);
     }
     if (threadIdx.x == 0) {
         *count = (int64_t)carry;
