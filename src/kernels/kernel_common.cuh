@@ -154,6 +154,21 @@ static inline unsigned int ga_grid(int64_t n)
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
          i += (int64_t)gridDim.x * blockDim.x)
 
+// The warp's inclusive sum of x: lane l gets the sum over lanes 0..l (all
+// 32 lanes must call it).
+template <class T>
+__device__ __forceinline__ T ga_warp_inclusive_sum(T x)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const T y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o)
+            x += y;
+    }
+    return x;
+}
+
 // Type of a given size, for type-blind kernels.
 struct alignas(8) ga_bytes16 { uint64_t a, b; };
 template <int N> struct ga_sized;

@@ -301,20 +301,6 @@ __device__ __forceinline__ I lb_root(const I *L, I x)
     }
 }
 
-// The warp's inclusive sum of v (every lane gets its own prefix).
-template <class I>
-__device__ __forceinline__ I lb_warp_scan(I v)
-{
-    const int lane = threadIdx.x & 31;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const I t = __shfl_up_sync(0xffffffffu, v, o);
-        if (lane >= o)
-            v += t;
-    }
-    return v;
-}
-
 // Ranks first (the block scan waits only for loads), then the chains of
 // the non-roots, while thread 0 takes the ticket: no warp waits at a
 // barrier for another's chain, and only warp 0 of the last tile stays for
@@ -373,7 +359,7 @@ k_label_flatten(I *L, int64_t n, I *tile_count, I *tile_offset, unsigned int *ti
             c[k] = first + k < ntiles ? __ldcg(tile_count + first + k) : (I)0;
             sum += c[k];
         }
-        const I incl = lb_warp_scan(sum);
+        const I incl = ga_warp_inclusive_sum(sum);
         I before = carry + incl - sum;
 #pragma unroll
         for (int k = 0; k < LB_ITEMS; ++k) {

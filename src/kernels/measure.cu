@@ -548,13 +548,7 @@ __global__ void __launch_bounds__(MS_THREADS, MS_BLOCKS_PER_SM) k_ms_accumulate(
 #pragma unroll
             for (int g = 0; g < G; ++g)
                 packed |= (unsigned int)__popc((cand >> (g * MS_ITEMS)) & 0xfu) << (8 * g);
-            unsigned int incl = packed;
-#pragma unroll
-            for (int o = 1; o < 32; o <<= 1) {
-                const unsigned int t = __shfl_up_sync(0xffffffffu, incl, o);
-                if (lane >= o)
-                    incl += t;
-            }
+            const unsigned int incl = ga_warp_inclusive_sum(packed);
             const unsigned int totals = __shfl_sync(0xffffffffu, incl, 31);
             const unsigned int excl = incl - packed;
             int total = 0;

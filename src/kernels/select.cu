@@ -88,22 +88,13 @@ __device__ __forceinline__ unsigned long long sel_block_exclusive(unsigned long 
 {
     __shared__ unsigned long long warp_sums[SEL_THREADS / 32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    unsigned long long inc = x;
-    for (int o = 1; o < 32; o <<= 1) {
-        const unsigned long long y = __shfl_up_sync(0xffffffffu, inc, o);
-        if (lane >= o)
-            inc += y;
-    }
+    const unsigned long long inc = ga_warp_inclusive_sum(x);
     if (lane == 31)
         warp_sums[warp] = inc;
     __syncthreads();
     if (warp == 0) {
-        unsigned long long w = lane < SEL_THREADS / 32 ? warp_sums[lane] : 0;
-        for (int o = 1; o < 32; o <<= 1) {
-            const unsigned long long y = __shfl_up_sync(0xffffffffu, w, o);
-            if (lane >= o)
-                w += y;
-        }
+        const unsigned long long w =
+            ga_warp_inclusive_sum(lane < SEL_THREADS / 32 ? warp_sums[lane] : 0ull);
         if (lane < SEL_THREADS / 32)
             warp_sums[lane] = w;
     }
