@@ -58,7 +58,8 @@ __version__ = "0.1.0"
 # (PEP 562): gp.random, gp.stats, gp.scipy, gp.profiler, gp.datasets and
 # gp.benchmark work as attributes, and `import gpuarr.random` as usual.
 _LAZY_MODULES = ("random", "profiler", "stats", "datasets", "scipy")
-_LAZY_ATTRS = {"benchmark": ("profiler", "benchmark")}
+_LAZY_ATTRS = {"benchmark": ("profiler", "benchmark"),
+               "RawKernel": ("_raw", "RawKernel"), "RawModule": ("_raw", "RawModule")}
 
 
 def __getattr__(name):

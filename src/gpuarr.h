@@ -79,6 +79,12 @@ int ga_runtime_stream_after(int device, cudaStream_t stream, int producer_device
 cudaStream_t ga_runtime_device_stream(int device);
 void ga_runtime_set_current_device(int device);
 
+/* A `stream=` argument: None (the calling thread's current stream of the
+ * current device), a gpuarr Stream, or any object with __cuda_stream__.
+ * Sets the device the stream belongs to and its handle; -1 with TypeError
+ * naming `what` otherwise. */
+int ga_runtime_stream_arg(PyObject *obj, const char *what, int *device, cudaStream_t *handle);
+
 /* Number of devices, or -1 with an exception set when none can be used. */
 int ga_runtime_device_count(void);
 
@@ -334,6 +340,20 @@ PyObject *ga_array_partition(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_argpartition(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_searchsorted(PyObject *self, PyObject *args, PyObject *kwds);
 
+/* ======================== userkernel.c =================================== */
+
+/* Encode kernel argument `obj` (number `index`, for messages) by value into
+ * a 16-byte slot as CuPy passes it: device arrays (checked to be on
+ * `device`) and other device-array objects as their pointer, NumPy scalars
+ * in their dtype, bool / int / float / complex as bool / int64 (uint64
+ * from 2**63) / double / complex128, None as NULL.  0 / -1. */
+int ga_uk_pack_arg(PyObject *obj, int index, int device, void *slot);
+/* Launch a loaded kernel (a cudaKernel_t) on the current device; `name`
+ * names the launch in errors.  0 / -1. */
+int ga_uk_launch(void *fn, int cooperative, const unsigned int grid[3],
+                 const unsigned int block[3], size_t shared_mem, void **args,
+                 cudaStream_t stream, const char *name);
+
 /* ======================== per-file module init =========================== */
 
 int ga_errors_init(PyObject *m);
@@ -359,6 +379,7 @@ int ga_stats_init(PyObject *m);
 int ga_reduction_init(PyObject *m);
 int ga_scan_init(PyObject *m);
 int ga_convolve_init(PyObject *m);
+int ga_userkernel_init(PyObject *m);
 
 /* Method tables and slot functions defined in their own files and wired
  * into the type object in arrayobject.c. */

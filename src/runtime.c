@@ -250,6 +250,7 @@ typedef struct {
     cudaStream_t handle;
     int device;              /* -1: the null stream, meaning the current device's */
     int owned;               /* destroy the handle in dealloc */
+    PyObject *owner;         /* a foreign stream object kept alive (ptr=obj), or NULL */
 } ga_stream;
 
 static PyTypeObject GA_StreamType;
@@ -266,6 +267,7 @@ stream_wrap(cudaStream_t handle, int device, int owned)
     s->handle = handle;
     s->device = device;
     s->owned = owned;
+    s->owner = NULL;
     return s;
 }
 
@@ -276,6 +278,34 @@ stream_use_device(ga_stream *s)
 {
     int dev = s->device >= 0 ? s->device : tl_device;
     return ga_runtime_use_device(dev) < 0 ? -1 : dev;
+}
+
+/* The handle of an object implementing the CUDA stream protocol
+ * (`__cuda_stream__()` returning (version, address), e.g. a cuda.core
+ * Stream): 0 with *out set, -2 when obj has no such method, -1 on error. */
+static int
+stream_protocol_handle(PyObject *obj, cudaStream_t *out)
+{
+    PyObject *meth = PyObject_GetAttrString(obj, "__cuda_stream__"), *r;
+    if (meth == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+        return -2;
+    }
+    r = PyObject_CallNoArgs(meth);
+    Py_DECREF(meth);
+    if (r == NULL)
+        return -1;
+    if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2 || !PyLong_Check(PyTuple_GET_ITEM(r, 1))) {
+        PyErr_Format(PyExc_TypeError, "%.100s.__cuda_stream__() must return a tuple (version, "
+                     "address) of two ints", Py_TYPE(obj)->tp_name);
+        Py_DECREF(r);
+        return -1;
+    }
+    *out = (cudaStream_t)PyLong_AsVoidPtr(PyTuple_GET_ITEM(r, 1));
+    Py_DECREF(r);
+    return PyErr_Occurred() ? -1 : 0;
 }
 
 static PyObject *
@@ -289,12 +319,19 @@ stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
                                      &ptr_obj))
         return NULL;
     void *ptr = NULL;
-    if (ptr_obj != NULL) {
-        if (!PyLong_Check(ptr_obj)) {
+    PyObject *owner = NULL;
+    if (ptr_obj != NULL && !PyLong_Check(ptr_obj)) {
+        cudaStream_t h = NULL;
+        int rc = stream_protocol_handle(ptr_obj, &h);
+        if (rc == -2)
             PyErr_Format(PyExc_TypeError, "Stream: ptr must be an int (a cudaStream_t "
-                         "address), not %.100s", Py_TYPE(ptr_obj)->tp_name);
+                         "address) or an object with __cuda_stream__, not %.100s",
+                         Py_TYPE(ptr_obj)->tp_name);
+        if (rc < 0)
             return NULL;
-        }
+        ptr = (void *)h;
+        owner = ptr_obj;
+    } else if (ptr_obj != NULL) {
         int overflow = 0;
         long long v = PyLong_AsLongLongAndOverflow(ptr_obj, &overflow);
         if (v == -1 && PyErr_Occurred())
@@ -321,12 +358,15 @@ stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (ptr != NULL) {
         if (ga_runtime_device_count() < 0)
             return NULL;
-        int owner = -1;
-        if (cudaStreamGetDevice((cudaStream_t)ptr, &owner) != cudaSuccess) {
+        int owner_dev = -1;
+        if (cudaStreamGetDevice((cudaStream_t)ptr, &owner_dev) != cudaSuccess) {
             (void)cudaGetLastError();
-            owner = dev;
+            owner_dev = dev;
         }
-        return (PyObject *)stream_wrap((cudaStream_t)ptr, owner, 0);
+        ga_stream *w = stream_wrap((cudaStream_t)ptr, owner_dev, 0);
+        if (w != NULL)
+            w->owner = Py_XNewRef(owner);
+        return (PyObject *)w;
     }
     if (ga_runtime_use_device(dev) < 0)
         return NULL;
@@ -348,6 +388,7 @@ stream_dealloc(ga_stream *s)
         if (err != cudaSuccess && !runtime_exiting(err))
             ga_err_unraisable(err, "cudaStreamDestroy");
     }
+    Py_XDECREF(s->owner);
     PyObject_Free(s);
 }
 
@@ -486,6 +527,14 @@ stream_query(ga_stream *self, PyObject *noargs)
     if (stream_use_device(self) < 0)
         return NULL;
     return query_result(cudaStreamQuery(self->handle), "cudaStreamQuery");
+}
+
+/* The CUDA stream protocol: (0, address), so cuda.core and other libraries
+ * take a gpuarr Stream wherever they take a stream. */
+static PyObject *
+stream_cuda_stream(ga_stream *self, PyObject *noargs)
+{
+    return Py_BuildValue("(iN)", 0, PyLong_FromVoidPtr(self->handle));
 }
 
 static PyObject *
@@ -644,6 +693,41 @@ stream_arg(PyObject *obj, ga_stream **out, const char *what)
     return 0;
 }
 
+int
+ga_runtime_stream_arg(PyObject *obj, const char *what, int *device, cudaStream_t *handle)
+{
+    if (obj == NULL || obj == Py_None) {
+        *device = tl_device;
+        *handle = ga_runtime_device_stream(tl_device);
+        return 0;
+    }
+    if (PyObject_TypeCheck(obj, &GA_StreamType)) {
+        ga_stream *s = (ga_stream *)obj;
+        *device = s->device >= 0 ? s->device : tl_device;
+        *handle = s->handle;
+        return 0;
+    }
+    cudaStream_t h = NULL;
+    int rc = stream_protocol_handle(obj, &h);
+    if (rc == -2)
+        PyErr_Format(PyExc_TypeError, "%s: stream must be a gpuarr.cuda.Stream, an object "
+                     "with __cuda_stream__ (e.g. a cuda.core Stream) or None, not %.100s", what,
+                     Py_TYPE(obj)->tp_name);
+    if (rc < 0)
+        return -1;
+    *device = tl_device;
+    if (h != NULL) {
+        if (ga_runtime_device_count() < 0)
+            return -1;
+        if (cudaStreamGetDevice(h, device) != cudaSuccess) {
+            (void)cudaGetLastError();
+            *device = tl_device;
+        }
+    }
+    *handle = h;
+    return 0;
+}
+
 static PyObject *
 event_record(ga_event *self, PyObject *args, PyObject *kwds)
 {
@@ -759,6 +843,8 @@ static PyMethodDef stream_methods[] = {
      "wait_event(event)\n\nMake later work on this stream wait for `event` (no host wait)."},
     {"record", (PyCFunction)(void (*)(void))stream_record, METH_VARARGS | METH_KEYWORDS,
      "record(event=None)\n\nRecord `event` (a new Event when None) on this stream; returns it."},
+    {"__cuda_stream__", (PyCFunction)stream_cuda_stream, METH_NOARGS,
+     "__cuda_stream__()\n\nThe CUDA stream protocol: (0, the cudaStream_t address)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -12,4 +12,13 @@ __all__ = ["CUDARuntimeError", "OutOfMemoryError", "NoDeviceError", "is_availabl
            "get_device_id", "get_device_count", "device_synchronize", "MemoryPointer", "UnownedMemory",
            "MemoryPool", "PinnedMemoryPool", "get_default_memory_pool",
            "get_default_pinned_memory_pool", "Device", "Stream", "Event", "get_current_stream",
-           "get_elapsed_time", "runtime"]
+           "get_elapsed_time", "runtime", "compiler", "CompileException", "NVRTCError"]
+
+
+def __getattr__(name):
+    # The compiler (NVRTC, the kernel cache) is imported on first use.
+    if name in ("compiler", "CompileException", "NVRTCError"):
+        import importlib
+        mod = importlib.import_module(f"{__name__}.compiler")
+        return mod if name == "compiler" else getattr(mod, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

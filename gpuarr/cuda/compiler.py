@@ -1,0 +1,456 @@
+"""Run-time compilation of user code with NVRTC, and the kernel cache.
+
+gpuarr's built-in operations are compiled when the package is built; this
+module is used only for code the user writes (RawKernel, RawModule,
+ElementwiseKernel, ReductionKernel, fuse, jit.rawkernel).
+
+NVRTC is loaded on the first compile with ``ctypes`` (dlopen), never linked:
+``import gpuarr`` and every built-in operation work without it.  It is looked
+for where users have it, in this order: ``$CUDA_HOME`` / ``$CUDA_PATH``
+(``lib64``, ``lib``), the NVIDIA wheels in site-packages (``nvidia/cu13/lib``
+from ``nvidia-cuda-nvrtc`` 13, ``nvidia/cuda_nvrtc/lib`` from the CUDA 12
+wheel), then the system's library path.  When it is missing, NVRTCError
+names every place searched and the pip package to install
+(``pip install "gpuarr[nvrtc]"``).
+
+Code is compiled to a cubin for the device's exact architecture, or to PTX
+for the newest architecture this NVRTC knows when the GPU is newer than it
+(the driver then finishes the compilation at load).
+
+The cache
+---------
+Compiled binaries are kept per process in memory and on disk under
+``$GPUARR_CACHE_DIR``, else ``$XDG_CACHE_HOME/gpuarr/kernels``
+(``~/.cache/gpuarr/kernels``).  A binary's key is a SHA-256 over the source,
+the options, the name expressions, the target architecture and kind, NVRTC's
+version and gpuarr's version.  A file holds a header line (format, the
+payload's SHA-256, the lowered names of the name expressions) and the
+binary; it is written to a temporary file in the same folder and renamed
+into place, so readers never see half a file and two processes compiling
+the same kernel both succeed (the last rename wins, with identical
+contents).  A file whose checksum does not match is recompiled and
+replaced.  The cache is private: its folder is created readable only by
+its owner, and a folder or file that is not owned by the user, or that
+other users can write, is never read from (a planted binary would run as
+the user's code); a folder that cannot be written (read-only, full)
+degrades to compiling in memory.  Each of these gives one warning naming
+the path, not an error.
+"""
+import ctypes
+import hashlib
+import json
+import os
+import sys
+import threading
+import warnings
+
+__all__ = ["CompileException", "NVRTCError", "compile_code", "nvrtc_version",
+           "cache_dir", "find_nvrtc"]
+
+_CACHE_FORMAT = b"gpuarr-kernel-1"
+
+
+class NVRTCError(RuntimeError):
+    """NVRTC could not be loaded, or one of its calls failed."""
+
+
+class CompileException(Exception):
+    """NVRTC rejected the code.  ``str(e)`` shows NVRTC's log and the source
+    with line numbers around each error; ``log``, ``source``, ``name`` and
+    ``options`` hold the parts."""
+
+    def __init__(self, log, source, name, options):
+        self.log = log
+        self.source = source
+        self.name = name
+        self.options = tuple(options)
+        super().__init__(self._message())
+
+    def _message(self):
+        lines = self.source.splitlines()
+        marks = set()
+        for line in self.log.splitlines():
+            # NVRTC: "<name>(LINE): error: ..."
+            head, sep, rest = line.partition("): ")
+            if sep and "(" in head and rest.startswith(("error", "catastrophic error")):
+                num = head.rsplit("(", 1)[1]
+                if num.isdigit():
+                    marks.add(int(num))
+        parts = [f"NVRTC could not compile {self.name!r} "
+                 f"(options: {' '.join(self.options) or 'none'}):", self.log.rstrip()]
+        shown = set()
+        for n in sorted(marks):
+            lo, hi = max(1, n - 2), min(len(lines), n + 2)
+            rows = [k for k in range(lo, hi + 1) if k not in shown]
+            if not rows:
+                continue
+            parts.append("")
+            for k in rows:
+                shown.add(k)
+                parts.append(f"{'>' if k == n else ' '}{k:5d} | {lines[k - 1]}")
+        return "\n".join(parts)
+
+    def __reduce__(self):
+        return (type(self), (self.log, self.source, self.name, self.options))
+
+
+# ================================================================ NVRTC ====
+
+_lock = threading.Lock()
+_lib = None
+_searched = []
+
+
+def _candidates():
+    """(place, path) pairs to try, in order."""
+    names = ("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so")
+    out = []
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        root = os.environ.get(var)
+        if root:
+            for sub in ("lib64", "lib", os.path.join("targets", "x86_64-linux", "lib")):
+                for n in names:
+                    out.append((f"${var}/{sub}", os.path.join(root, sub, n)))
+    for site in _site_dirs():
+        for sub in (os.path.join("nvidia", "cu13", "lib"), os.path.join("nvidia", "cuda_nvrtc", "lib")):
+            for n in names:
+                out.append((os.path.join(site, sub), os.path.join(site, sub, n)))
+    for n in names:
+        out.append(("the system library path", n))
+    if not os.environ.get("CUDA_HOME") and not os.environ.get("CUDA_PATH"):
+        for n in names:
+            out.append(("/usr/local/cuda/lib64", os.path.join("/usr/local/cuda/lib64", n)))
+    return out
+
+
+def _site_dirs():
+    seen = []
+    for p in sys.path:
+        if p and os.path.basename(p) in ("site-packages", "dist-packages") and p not in seen:
+            seen.append(p)
+    return seen
+
+
+def find_nvrtc():
+    """The path of the NVRTC library that gpuarr uses (loading it if needed)."""
+    _nvrtc()
+    return _lib._name
+
+
+def _nvrtc():
+    global _lib
+    if _lib is not None:
+        return _lib
+    with _lock:
+        if _lib is not None:
+            return _lib
+        places = []
+        for place, path in _candidates():
+            if os.sep in path and not os.path.exists(path):
+                if place not in places:
+                    places.append(place)
+                continue
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError:
+                if place not in places:
+                    places.append(place)
+                continue
+            _declare(lib)
+            _lib = lib
+            return lib
+        _searched[:] = places
+        raise NVRTCError(
+            "NVRTC (the CUDA run-time compiler, libnvrtc.so) was not found, so user-written "
+            "kernels cannot be compiled (gpuarr's built-in operations do not need it). "
+            "Looked in: " + "; ".join(places) + ". Install it with "
+            "`pip install \"gpuarr[nvrtc]\"` (the nvidia-cuda-nvrtc wheel), or set CUDA_HOME "
+            "to a CUDA toolkit.")
+
+
+def _declare(lib):
+    c_int_p = ctypes.POINTER(ctypes.c_int)
+    for name, args in {
+        "nvrtcVersion": [c_int_p, c_int_p],
+        "nvrtcGetNumSupportedArchs": [c_int_p],
+        "nvrtcGetSupportedArchs": [c_int_p],
+        "nvrtcCreateProgram": [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_char_p,
+                               ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p],
+        "nvrtcDestroyProgram": [ctypes.POINTER(ctypes.c_void_p)],
+        "nvrtcAddNameExpression": [ctypes.c_void_p, ctypes.c_char_p],
+        "nvrtcCompileProgram": [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)],
+        "nvrtcGetProgramLogSize": [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)],
+        "nvrtcGetProgramLog": [ctypes.c_void_p, ctypes.c_char_p],
+        "nvrtcGetCUBINSize": [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)],
+        "nvrtcGetCUBIN": [ctypes.c_void_p, ctypes.c_char_p],
+        "nvrtcGetPTXSize": [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)],
+        "nvrtcGetPTX": [ctypes.c_void_p, ctypes.c_char_p],
+        "nvrtcGetLoweredName": [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p)],
+    }.items():
+        fn = getattr(lib, name)
+        fn.argtypes = args
+        fn.restype = ctypes.c_int
+    lib.nvrtcGetErrorString.argtypes = [ctypes.c_int]
+    lib.nvrtcGetErrorString.restype = ctypes.c_char_p
+
+
+def _check(rc, call):
+    if rc != 0:
+        msg = _nvrtc().nvrtcGetErrorString(rc).decode()
+        raise NVRTCError(f"{call} failed: {msg} (NVRTC error {rc})")
+
+
+def nvrtc_version():
+    """NVRTC's version as (major, minor)."""
+    lib = _nvrtc()
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    _check(lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)), "nvrtcVersion")
+    return major.value, minor.value
+
+
+_archs = None
+
+
+def _supported_archs():
+    global _archs
+    if _archs is None:
+        lib = _nvrtc()
+        n = ctypes.c_int()
+        _check(lib.nvrtcGetNumSupportedArchs(ctypes.byref(n)), "nvrtcGetNumSupportedArchs")
+        arr = (ctypes.c_int * n.value)()
+        _check(lib.nvrtcGetSupportedArchs(arr), "nvrtcGetSupportedArchs")
+        _archs = tuple(arr)
+    return _archs
+
+
+def target_for(arch):
+    """('cubin', arch) when this NVRTC can produce machine code for compute
+    capability ``arch`` (an int such as 90), else ('ptx', the newest it
+    knows below arch) for the driver to finish."""
+    archs = _supported_archs()
+    if arch in archs:
+        return "cubin", arch
+    older = [a for a in archs if a <= arch]
+    if not older:
+        raise NVRTCError(f"this NVRTC ({'.'.join(map(str, nvrtc_version()))}) cannot compile for "
+                         f"compute capability {arch // 10}.{arch % 10}: it supports "
+                         f"{', '.join(str(a) for a in archs)}")
+    return "ptx", max(older)
+
+
+_include_dirs = None
+
+
+def _cuda_include_dirs():
+    """The toolkit's include folder next to the NVRTC found (for
+    cooperative_groups.h, cuda_fp16.h and friends), when present."""
+    global _include_dirs
+    if _include_dirs is None:
+        dirs = []
+        lib_dir = os.path.dirname(os.path.realpath(_nvrtc()._name)) if os.sep in _lib._name else ""
+        roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"),
+                 lib_dir and os.path.dirname(lib_dir),
+                 lib_dir and os.path.dirname(os.path.dirname(os.path.dirname(lib_dir))),
+                 "/usr/local/cuda"]
+        for root in roots:
+            if root:
+                d = os.path.realpath(os.path.join(root, "include"))
+                if os.path.isfile(os.path.join(d, "cuda_runtime.h")) and d not in dirs:
+                    dirs.append(d)
+        _include_dirs = tuple(dirs)
+    return _include_dirs
+
+
+def _raw_compile(source, name, options, name_expressions, kind):
+    lib = _nvrtc()
+    prog = ctypes.c_void_p()
+    _check(lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), 0,
+                                  None, None), "nvrtcCreateProgram")
+    try:
+        for expr in name_expressions:
+            _check(lib.nvrtcAddNameExpression(prog, expr.encode()), "nvrtcAddNameExpression")
+        opts = (ctypes.c_char_p * len(options))(*[o.encode() for o in options])
+        rc = lib.nvrtcCompileProgram(prog, len(options), opts)
+        size = ctypes.c_size_t()
+        _check(lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size)), "nvrtcGetProgramLogSize")
+        buf = ctypes.create_string_buffer(size.value)
+        _check(lib.nvrtcGetProgramLog(prog, buf), "nvrtcGetProgramLog")
+        log = buf.value.decode(errors="replace")
+        if rc != 0:
+            raise CompileException(log or lib.nvrtcGetErrorString(rc).decode(), source, name,
+                                   options)
+        get_size, get = ((lib.nvrtcGetCUBINSize, lib.nvrtcGetCUBIN) if kind == "cubin"
+                         else (lib.nvrtcGetPTXSize, lib.nvrtcGetPTX))
+        _check(get_size(prog, ctypes.byref(size)), get_size.__name__)
+        out = ctypes.create_string_buffer(size.value)
+        _check(get(prog, out), get.__name__)
+        lowered = {}
+        for expr in name_expressions:
+            p = ctypes.c_char_p()
+            _check(lib.nvrtcGetLoweredName(prog, expr.encode(), ctypes.byref(p)),
+                   "nvrtcGetLoweredName")
+            lowered[expr] = p.value.decode()
+        return out.raw, lowered
+    finally:
+        lib.nvrtcDestroyProgram(ctypes.byref(prog))
+
+
+# ================================================================ cache ====
+
+class Binary:
+    """A compiled module: ``kind`` ('cubin' or 'ptx'), ``data`` (bytes),
+    ``lowered`` (name expression -> mangled name), ``arch``, ``key``."""
+
+    __slots__ = ("kind", "data", "lowered", "arch", "key")
+
+    def __init__(self, kind, data, lowered, arch, key):
+        self.kind, self.data, self.lowered, self.arch, self.key = kind, data, lowered, arch, key
+
+
+_memory = {}
+_warned = set()
+
+
+def _warn_once(what, path, detail):
+    if (what, path) in _warned:
+        return
+    _warned.add((what, path))
+    warnings.warn(f"gpuarr kernel cache: {detail} ({path}); compiling in memory instead",
+                  RuntimeWarning, stacklevel=4)
+
+
+def cache_dir():
+    """The folder of the on-disk kernel cache."""
+    d = os.environ.get("GPUARR_CACHE_DIR")
+    if d:
+        return os.path.abspath(os.path.expanduser(d))
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "gpuarr", "kernels")
+
+
+def _private(st):
+    """Whether a stat result is owned by this user and writable by no one else."""
+    return (not hasattr(os, "getuid") or st.st_uid == os.getuid()) and not (st.st_mode & 0o022)
+
+
+def _usable_dir():
+    """The cache folder when it can be trusted, created if needed; None
+    (after one warning) when it cannot."""
+    d = cache_dir()
+    try:
+        os.makedirs(d, mode=0o700, exist_ok=True)
+        st = os.stat(d)
+    except OSError as exc:
+        _warn_once("mkdir", d, f"cannot create the folder: {exc.strerror}")
+        return None
+    if not _private(st):
+        _warn_once("unsafe", d, "the folder is not private to this user (owned by another "
+                   "user or writable by others), so binaries in it are not trusted; make it "
+                   "yours with `chmod 700`")
+        return None
+    return d
+
+
+def _read(path):
+    """The cached Binary parts (kind, data, lowered) or None when absent,
+    untrusted or damaged."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not _private(st):
+            _warn_once("unsafe", path, "the file is not private to this user, so it is not "
+                       "loaded")
+            return None
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
+            blob = f.read()
+    except OSError:
+        return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    head, sep, payload = blob.partition(b"\n")
+    try:
+        meta = json.loads(head.decode())
+        ok = (sep and meta.get("format") == _CACHE_FORMAT.decode() and
+              meta.get("size") == len(payload) and
+              meta.get("sha256") == hashlib.sha256(payload).hexdigest())
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        ok = False
+    if not ok:
+        return None
+    return meta["kind"], payload, meta["lowered"]
+
+
+def _write(d, path, kind, data, lowered):
+    meta = {"format": _CACHE_FORMAT.decode(), "kind": kind, "size": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(), "lowered": lowered}
+    import tempfile
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".bin")
+        with os.fdopen(fd, "wb") as f:
+            f.write(json.dumps(meta).encode() + b"\n" + data)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        _warn_once("write", d, f"cannot write to the folder: {exc.strerror}")
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def cache_key(source, options, name_expressions, kind, arch):
+    """The hex SHA-256 identifying a binary."""
+    from .. import __version__
+    h = hashlib.sha256()
+    for part in (_CACHE_FORMAT.decode(), __version__, ".".join(map(str, nvrtc_version())),
+                 kind, str(arch), "\0".join(options), "\0".join(name_expressions), source):
+        h.update(part.encode())
+        h.update(b"\x00\x01")
+    return h.hexdigest()
+
+
+def compile_code(source, name="kernel.cu", options=(), name_expressions=(), arch=None,
+                 use_cache=True):
+    """Compile CUDA C++ ``source`` for compute capability ``arch`` (an int,
+    e.g. 90; None: the current device's) and return a Binary.  ``options``
+    are NVRTC options (the target architecture is added); name expressions
+    (C++ template instantiations such as ``"f<float>"``) get their lowered
+    names in ``Binary.lowered``.  Raises CompileException with NVRTC's log
+    when the code does not compile."""
+    if not isinstance(source, str):
+        raise TypeError(f"code must be a str of CUDA C++ source, not {type(source).__name__}")
+    options = tuple(options)
+    for o in options:
+        if not isinstance(o, str):
+            raise TypeError(f"options must be strings, got {o!r}")
+    name_expressions = tuple(name_expressions)
+    if arch is None:
+        from .. import _core
+        from .._raw import _device_arch
+        arch = _device_arch(_core.get_device_id())
+    kind, target = target_for(int(arch))
+    full = options + (f"-arch={'sm' if kind == 'cubin' else 'compute'}_{target}",)
+    full += tuple(f"-I{d}" for d in _cuda_include_dirs())
+    key = cache_key(source, full, name_expressions, kind, target)
+    hit = _memory.get(key)
+    if hit is not None:
+        return hit
+    d = _usable_dir() if use_cache else None
+    path = os.path.join(d, key + ".bin") if d else None
+    found = _read(path) if path else None
+    if found is None:
+        data, lowered = _raw_compile(source, name, full, name_expressions, kind)
+        if path:
+            _write(d, path, kind, data, lowered)
+        found = (kind, data, lowered)
+    binary = Binary(found[0], found[1], found[2], target, key)
+    _memory[key] = binary
+    return binary
