@@ -25,6 +25,10 @@ from setuptools.command.build_ext import build_ext
 # roughly halves the build time.
 DEFAULT_ARCHS = "75;80;90"
 
+# Kernel headers shipped in the package for run-time compiled user kernels
+# (gpuarr/cuda/compiler.py passes -I<gpuarr/include> to NVRTC).
+RTC_HEADERS = ("kernel_types.h", "kernel_common.cuh", "ufunc_ops.cuh")
+
 
 def cuda_home():
     if os.environ.get("CUDA_HOME"):
@@ -43,6 +47,12 @@ def gencode_flags():
     return [f"-gencode=arch=compute_{lowest},code=[{codes}]"]
 
 
+def copy_headers(dest):
+    os.makedirs(dest, exist_ok=True)
+    for h in RTC_HEADERS:
+        shutil.copyfile(os.path.join("src/kernels", h), os.path.join(dest, h))
+
+
 class BuildExtNvcc(build_ext):
     """Compile the .cu files with nvcc (in parallel, skipping up-to-date
     objects), then hand the objects to the normal C link."""
@@ -53,6 +63,22 @@ class BuildExtNvcc(build_ext):
         objects = self.compile_cuda(cu_sources)
         ext.extra_objects = list(ext.extra_objects or []) + objects
         super().build_extension(ext)
+        self.copy_rtc_headers(ext)
+
+    def copy_rtc_headers(self, ext):
+        """Put the kernel headers that user kernels compiled at run time
+        include (element types, NumPy's conversions, the ufunc functors)
+        next to the extension, in gpuarr/include/."""
+        copy_headers(os.path.join(os.path.dirname(self.get_ext_fullpath(ext.name)), "include"))
+
+    def copy_extensions_to_source(self):
+        """--inplace (and editable installs): the headers go with the module."""
+        super().copy_extensions_to_source()
+        build_py = self.get_finalized_command("build_py")
+        for ext in self.extensions:
+            copy_headers(os.path.join(build_py.get_package_dir(ext.name.rpartition(".")[0]),
+                                      "include"))
+
 
     def compile_cuda(self, sources):
         home = cuda_home()

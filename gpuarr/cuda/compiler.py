@@ -242,8 +242,8 @@ _include_dirs = None
 
 
 def _cuda_include_dirs():
-    """The toolkit's include folder next to the NVRTC found (for
-    cooperative_groups.h, cuda_fp16.h and friends), when present."""
+    """The toolkit's include folders next to the NVRTC found (for
+    cooperative_groups.h, cuda_fp16.h, libcu++'s cuda/std), when present."""
     global _include_dirs
     if _include_dirs is None:
         dirs = []
@@ -257,8 +257,21 @@ def _cuda_include_dirs():
                 d = os.path.realpath(os.path.join(root, "include"))
                 if os.path.isfile(os.path.join(d, "cuda_runtime.h")) and d not in dirs:
                     dirs.append(d)
+                    if os.path.isdir(os.path.join(d, "cccl")):   # CUDA 13: CCCL (cuda/std)
+                        dirs.append(os.path.join(d, "cccl"))
         _include_dirs = tuple(dirs)
     return _include_dirs
+
+
+def include_dir():
+    """The folder of gpuarr's kernel headers (element types, NumPy's
+    conversions, the ufunc functors) that generated kernels include; the
+    build puts them in gpuarr/include."""
+    d = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "include")
+    if not os.path.isfile(os.path.join(d, "ufunc_ops.cuh")):
+        raise NVRTCError(f"gpuarr's kernel headers are missing from {d}: the package was not "
+                         "built completely (reinstall it)")
+    return d
 
 
 def _raw_compile(source, name, options, name_expressions, kind):

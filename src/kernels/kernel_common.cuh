@@ -1,12 +1,56 @@
 // kernel_common.cuh -- what every kernel family shares: the element types,
 // NumPy's conversions between them, N-d offset arithmetic and launch sizing.
+//
+// User kernels compiled at run time (ElementwiseKernel, ReductionKernel,
+// fuse) include this header and ufunc_ops.cuh too, through NVRTC: the
+// device parts use only what NVRTC has (cuda_fp16.h, libcu++'s cuda/std),
+// and the host parts (type visitors, launch sizing) are left out there.
 #ifndef GA_KERNEL_COMMON_CUH
 #define GA_KERNEL_COMMON_CUH
 
 #include <cuda_fp16.h>
+#ifdef __CUDACC_RTC__
+#include <cuda/std/cstdint>
+#include "kernel_types.h"
+#else
 #include <stdint.h>
 #include <type_traits>
 #include "kernels.h"
+#endif
+
+// ---------------------------------------------------------------------------
+// The few type traits the shared headers need, written here rather than
+// taken from <type_traits> or libcu++: NVRTC has no <type_traits>, and
+// libcu++'s costs it most of a second on every user-kernel compile.
+// ---------------------------------------------------------------------------
+template <bool V> struct ga_bool_constant { static constexpr bool value = V; };
+using ga_true_type = ga_bool_constant<true>;
+using ga_false_type = ga_bool_constant<false>;
+template <class A, class B> struct ga_same_t : ga_false_type {};
+template <class A> struct ga_same_t<A, A> : ga_true_type {};
+template <class A, class B> constexpr bool ga_same = ga_same_t<A, B>::value;
+
+// Integer types: whether signed, and the unsigned type of the same width.
+template <class T> struct ga_int_traits { static constexpr bool integral = false, is_signed = false; };
+#define GA_INT_TRAITS(T, S, U)                                                  \
+    template <> struct ga_int_traits<T> {                                      \
+        static constexpr bool integral = true, is_signed = S;                  \
+        using unsigned_type = U;                                               \
+    };
+GA_INT_TRAITS(bool, false, bool)
+GA_INT_TRAITS(int8_t, true, uint8_t)
+GA_INT_TRAITS(int16_t, true, uint16_t)
+GA_INT_TRAITS(int32_t, true, uint32_t)
+GA_INT_TRAITS(int64_t, true, uint64_t)
+GA_INT_TRAITS(uint8_t, false, uint8_t)
+GA_INT_TRAITS(uint16_t, false, uint16_t)
+GA_INT_TRAITS(uint32_t, false, uint32_t)
+GA_INT_TRAITS(uint64_t, false, uint64_t)
+#undef GA_INT_TRAITS
+template <class T> constexpr bool ga_integral = ga_int_traits<T>::integral;
+template <class T> constexpr bool ga_signed = ga_int_traits<T>::is_signed;
+template <class T> using ga_unsigned = typename ga_int_traits<T>::unsigned_type;
+template <class T> constexpr bool ga_floating = ga_same<T, float> || ga_same<T, double>;
 
 // ---------------------------------------------------------------------------
 // Element types.  Complex numbers are plain structs with NumPy's layout and
@@ -15,19 +59,20 @@
 struct alignas(8) ga_c64 { float re, im; };
 struct alignas(8) ga_c128 { double re, im; };
 
-template <class T> struct ga_is_complex : std::false_type {};
-template <> struct ga_is_complex<ga_c64> : std::true_type {};
-template <> struct ga_is_complex<ga_c128> : std::true_type {};
+template <class T> struct ga_is_complex : ga_false_type {};
+template <> struct ga_is_complex<ga_c64> : ga_true_type {};
+template <> struct ga_is_complex<ga_c128> : ga_true_type {};
 
 template <class T> struct ga_complex_part { using type = T; };
 template <> struct ga_complex_part<ga_c64> { using type = float; };
 template <> struct ga_complex_part<ga_c128> { using type = double; };
 
 template <class T>
-constexpr bool ga_is_half = std::is_same<T, __half>::value;
+constexpr bool ga_is_half = ga_same<T, __half>;
 template <class T>
-constexpr bool ga_is_float = std::is_floating_point<T>::value || ga_is_half<T>;
+constexpr bool ga_is_float = ga_floating<T> || ga_is_half<T>;
 
+#ifndef __CUDACC_RTC__
 // Visit the C++ type behind a ga_type code: f.template operator()<T>().
 template <class F>
 __host__ inline cudaError_t ga_visit_type(ga_type t, F &&f)
@@ -50,6 +95,7 @@ __host__ inline cudaError_t ga_visit_type(ga_type t, F &&f)
     default: return cudaErrorInvalidValue;
     }
 }
+#endif
 
 // ---------------------------------------------------------------------------
 // Conversions, following NumPy (C casts between integers wrap; real ->
@@ -62,9 +108,9 @@ __host__ inline cudaError_t ga_visit_type(ga_type t, F &&f)
 template <class D, class S>
 __device__ __forceinline__ D ga_float_to_int(S s)
 {
-    if constexpr (sizeof(D) < 4 || std::is_same<D, int32_t>::value)
+    if constexpr (sizeof(D) < 4 || ga_same<D, int32_t>)
         return (D)(int32_t)s;
-    else if constexpr (std::is_same<D, uint32_t>::value || std::is_same<D, int64_t>::value)
+    else if constexpr (ga_same<D, uint32_t> || ga_same<D, int64_t>)
         return (D)(int64_t)s;
     else /* uint64 */
         return s >= (S)9223372036854775808.0 ? (D)s : (D)(int64_t)s;
@@ -73,9 +119,9 @@ __device__ __forceinline__ D ga_float_to_int(S s)
 template <class D, class S>
 __device__ __forceinline__ D ga_convert(S s)
 {
-    if constexpr (std::is_same<D, S>::value) {
+    if constexpr (ga_same<D, S>) {
         return s;
-    } else if constexpr (std::is_same<D, bool>::value) {
+    } else if constexpr (ga_same<D, bool>) {
         if constexpr (ga_is_complex<S>::value) return s.re != 0 || s.im != 0;
         else if constexpr (ga_is_half<S>) return __half2float(s) != 0.0f;
         else return s != S(0);
@@ -88,9 +134,9 @@ __device__ __forceinline__ D ga_convert(S s)
     } else if constexpr (ga_is_half<S>) {
         return ga_convert<D>(__half2float(s));
     } else if constexpr (ga_is_half<D>) {
-        if constexpr (std::is_same<S, double>::value) return __double2half(s);
+        if constexpr (ga_same<S, double>) return __double2half(s);
         else return __float2half((float)s);
-    } else if constexpr (std::is_floating_point<S>::value && std::is_integral<D>::value) {
+    } else if constexpr (ga_floating<S> && ga_integral<D>) {
         return ga_float_to_int<D>(s);
     } else {
         return (D)s;
@@ -130,6 +176,7 @@ __device__ __forceinline__ void ga_offset2(int64_t i, const ga_kshape &sh,
     *ob = y + i * b.s[0];
 }
 
+#ifndef __CUDACC_RTC__
 static inline int64_t ga_kshape_size(const ga_kshape *sh)
 {
     int64_t n = 1;
@@ -149,6 +196,8 @@ static inline unsigned int ga_grid(int64_t n)
     if (blocks > cap) blocks = cap;
     return (unsigned int)(blocks < 1 ? 1 : blocks);
 }
+
+#endif
 
 #define GA_GRID_STRIDE(i, n) \
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
@@ -178,6 +227,7 @@ template <> struct ga_sized<4> { using type = uint32_t; };
 template <> struct ga_sized<8> { using type = uint64_t; };
 template <> struct ga_sized<16> { using type = ga_bytes16; };
 
+#ifndef __CUDACC_RTC__
 template <class F>
 __host__ inline cudaError_t ga_visit_size(int itemsize, F &&f)
 {
@@ -190,5 +240,6 @@ __host__ inline cudaError_t ga_visit_size(int itemsize, F &&f)
     default: return cudaErrorInvalidValue;
     }
 }
+#endif
 
 #endif

@@ -14,41 +14,11 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
+#include "kernel_types.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Largest number of dimensions a kernel layout carries after collapsing. */
-#define GA_KMAX_DIMS 16
-
-/* Element types as kernels know them (independent of NumPy's numbering). */
-typedef enum {
-    GA_BOOL = 0, GA_INT8, GA_INT16, GA_INT32, GA_INT64,
-    GA_UINT8, GA_UINT16, GA_UINT32, GA_UINT64,
-    GA_FLOAT16, GA_FLOAT32, GA_FLOAT64, GA_COMPLEX64, GA_COMPLEX128,
-    GA_NTYPES
-} ga_type;
-
-/* Shape of an N-d iteration space, outermost dimension first. */
-typedef struct {
-    int32_t ndim;
-    int64_t shape[GA_KMAX_DIMS];
-} ga_kshape;
-
-/* Byte strides of one operand over a ga_kshape. */
-typedef struct {
-    int64_t s[GA_KMAX_DIMS];
-} ga_kstrides;
-
-/* A scalar passed by value: 16 bytes of raw element data. */
-typedef struct {
-    union {
-        unsigned char bytes[16];
-        double f[2];
-        int64_t i;
-        uint64_t u;
-    } v;
-} ga_kscalar;
 
 /* ---- copy.cu: type-blind kernels keyed by element size (1,2,4,8,16) ---- */
 

@@ -1,6 +1,9 @@
 // ufunc_ops.cuh -- the elementwise operations as functors over a compute
 // type C: the element type itself for bool and integers, float for float16
-// and float32, double for float64, thrust::complex for complex types.
+// and float32, double for float64, a complex class for complex types
+// (thrust::complex in the package's kernels; libcu++'s cuda::std::complex in
+// kernels compiled at run time, since Thrust's header needs the host's
+// <cmath>, which NVRTC lacks).
 // Each functor follows NumPy's definition of the operation (integer division
 // by zero gives 0 as NumPy does, floor division and remainder take the sign
 // of the divisor, NaN propagates through maximum/minimum and not through
@@ -8,8 +11,30 @@
 #ifndef GA_UFUNC_OPS_CUH
 #define GA_UFUNC_OPS_CUH
 
-#include <thrust/complex.h>
 #include "kernel_common.cuh"
+#if defined(__CUDACC_RTC__) && defined(GA_RTC_COMPLEX)
+#include <cuda/std/complex>
+namespace ga_cx_ns = ::cuda::std;
+#elif defined(__CUDACC_RTC__)
+// A run-time kernel without complex operands: declarations only, so the
+// complex branches of the functors (never instantiated) name something,
+// without the second it takes NVRTC to read <cuda/std/complex>.  The
+// generator defines GA_RTC_COMPLEX when a complex dtype is involved.
+namespace ga_cx_ns {
+template <class T> struct complex;
+#define GA_CX_DECL(f) template <class T> __device__ complex<T> f(const complex<T> &);
+GA_CX_DECL(sqrt) GA_CX_DECL(exp) GA_CX_DECL(log) GA_CX_DECL(log10) GA_CX_DECL(sin)
+GA_CX_DECL(cos) GA_CX_DECL(tan) GA_CX_DECL(asin) GA_CX_DECL(acos) GA_CX_DECL(atan)
+GA_CX_DECL(sinh) GA_CX_DECL(cosh) GA_CX_DECL(tanh) GA_CX_DECL(asinh) GA_CX_DECL(acosh)
+GA_CX_DECL(atanh) GA_CX_DECL(conj)
+#undef GA_CX_DECL
+template <class T> __device__ T abs(const complex<T> &);
+template <class T> __device__ complex<T> pow(const complex<T> &, const complex<T> &);
+}
+#else
+#include <thrust/complex.h>
+namespace ga_cx_ns = ::thrust;
+#endif
 
 typedef bool ga_t_b;
 typedef int8_t ga_t_i8;
@@ -29,11 +54,11 @@ typedef ga_c128 ga_t_c128;
 // ---- compute types, loading and storing -----------------------------------
 template <class T> struct ga_compute { using type = T; };
 template <> struct ga_compute<__half> { using type = float; };
-template <> struct ga_compute<ga_c64> { using type = thrust::complex<float>; };
-template <> struct ga_compute<ga_c128> { using type = thrust::complex<double>; };
+template <> struct ga_compute<ga_c64> { using type = ga_cx_ns::complex<float>; };
+template <> struct ga_compute<ga_c128> { using type = ga_cx_ns::complex<double>; };
 
-template <class T> struct ga_is_tcomplex : std::false_type {};
-template <class P> struct ga_is_tcomplex<thrust::complex<P>> : std::true_type {};
+template <class T> struct ga_is_tcomplex : ga_false_type {};
+template <class P> struct ga_is_tcomplex<ga_cx_ns::complex<P>> : ga_true_type {};
 
 template <class T>
 __device__ __forceinline__ typename ga_compute<T>::type ga_load(T v)
@@ -55,9 +80,9 @@ __device__ __forceinline__ O ga_store(R r)
 }
 
 template <class C> constexpr bool ga_cx = ga_is_tcomplex<C>::value;
-template <class C> constexpr bool ga_int = std::is_integral<C>::value && !std::is_same<C, bool>::value;
-template <class C> constexpr bool ga_sint = ga_int<C> && std::is_signed<C>::value;
-template <class C> constexpr bool ga_flt = std::is_floating_point<C>::value;
+template <class C> constexpr bool ga_int = ga_integral<C> && !ga_same<C, bool>;
+template <class C> constexpr bool ga_sint = ga_int<C> && ga_signed<C>;
+template <class C> constexpr bool ga_flt = ga_floating<C>;
 
 #define GA_BINOP(name) struct op_##name { static constexpr int nin = 2; \
     template <class C> __device__ __forceinline__ auto operator()(C a, C b) const
@@ -66,9 +91,9 @@ template <class C> constexpr bool ga_flt = std::is_floating_point<C>::value;
 #define GA_END };
 
 // ---- arithmetic ------------------------------------------------------------
-GA_BINOP(add) { if constexpr (std::is_same<C, bool>::value) return (bool)(a || b); else return (C)(a + b); } GA_END
+GA_BINOP(add) { if constexpr (ga_same<C, bool>) return (bool)(a || b); else return (C)(a + b); } GA_END
 GA_BINOP(subtract) { return (C)(a - b); } GA_END
-GA_BINOP(multiply) { if constexpr (std::is_same<C, bool>::value) return (bool)(a && b); else return (C)(a * b); } GA_END
+GA_BINOP(multiply) { if constexpr (ga_same<C, bool>) return (bool)(a && b); else return (C)(a * b); } GA_END
 GA_BINOP(true_divide) { return (C)(a / b); } GA_END
 
 // NumPy's divmod for floats (npy_divmod): floor quotient and remainder with
@@ -106,7 +131,7 @@ GA_BINOP(floor_divide)
     if constexpr (ga_flt<C>) { C m; return ga_fdivmod(a, b, &m); }
     else if constexpr (ga_sint<C>) {
         if (b == 0) return (C)0;
-        if (b == (C)-1) return (C)(0 - (typename std::make_unsigned<C>::type)a);
+        if (b == (C)-1) return (C)(0 - (ga_unsigned<C>)a);
         C q = a / b;
         if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
         return q;
@@ -139,7 +164,7 @@ GA_BINOP(power)
     if constexpr (ga_int<C>) {
         if constexpr (ga_sint<C>) if (b < 0) return (C)(a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0));
         C r = 1;
-        typename std::make_unsigned<C>::type e = b;
+        ga_unsigned<C> e = b;
         while (e) {
             if (e & 1) r = (C)(r * a);
             a = (C)(a * a);
@@ -150,11 +175,11 @@ GA_BINOP(power)
         if (b.imag() == 0 && b.real() == 2) return a * a;
         if (b.imag() == 0 && b.real() == 1) return a;
         if (b.imag() == 0 && b.real() == 0) return C(1);
-        return thrust::pow(a, b);
+        return ga_cx_ns::pow(a, b);
     } else return (C)pow(a, b);
 }
 GA_END
-GA_BINOP(float_power) { if constexpr (ga_cx<C>) return thrust::pow(a, b); else return (C)pow(a, b); } GA_END
+GA_BINOP(float_power) { if constexpr (ga_cx<C>) return ga_cx_ns::pow(a, b); else return (C)pow(a, b); } GA_END
 
 // ---- comparisons -----------------------------------------------------------
 template <class C>
@@ -197,14 +222,14 @@ GA_BINOP(bitwise_xor) { return (C)(a ^ b); } GA_END
 // Shifts by the type's width or more give 0 (or -1 for negative right shifts), as NumPy.
 GA_BINOP(left_shift)
 {
-    using U = typename std::make_unsigned<C>::type;
-    if ((uint64_t)(typename std::make_unsigned<C>::type)b >= sizeof(C) * 8 || (ga_sint<C> && b < 0)) return (C)0;
+    using U = ga_unsigned<C>;
+    if ((uint64_t)(ga_unsigned<C>)b >= sizeof(C) * 8 || (ga_sint<C> && b < 0)) return (C)0;
     return (C)((U)a << (U)b);
 }
 GA_END
 GA_BINOP(right_shift)
 {
-    if ((uint64_t)(typename std::make_unsigned<C>::type)b >= sizeof(C) * 8 || (ga_sint<C> && b < 0))
+    if ((uint64_t)(ga_unsigned<C>)b >= sizeof(C) * 8 || (ga_sint<C> && b < 0))
         return (C)(ga_sint<C> && a < 0 ? -1 : 0);
     return (C)(a >> b);
 }
@@ -241,13 +266,13 @@ GA_BINOP(nextafter) { return (C)nextafter(a, b); } GA_END
 GA_BINOP(heaviside) { return (C)(isnan(a) ? a : (a == 0 ? b : (a < 0 ? (C)0 : (C)1))); } GA_END
 
 // ---- one-argument arithmetic -----------------------------------------------
-GA_UNOP(negative) { if constexpr (ga_int<C>) return (C)(0 - (typename std::make_unsigned<C>::type)a); else return (C)(-a); } GA_END
+GA_UNOP(negative) { if constexpr (ga_int<C>) return (C)(0 - (ga_unsigned<C>)a); else return (C)(-a); } GA_END
 GA_UNOP(positive) { return a; } GA_END
 GA_UNOP(absolute)
 {
-    if constexpr (ga_cx<C>) return thrust::abs(a);
+    if constexpr (ga_cx<C>) return ga_cx_ns::abs(a);
     else if constexpr (ga_flt<C>) return (C)fabs(a);
-    else if constexpr (ga_sint<C>) return (C)(a < 0 ? (C)(0 - (typename std::make_unsigned<C>::type)a) : a);
+    else if constexpr (ga_sint<C>) return (C)(a < 0 ? (C)(0 - (ga_unsigned<C>)a) : a);
     else return a;
 }
 GA_END
@@ -257,7 +282,7 @@ GA_UNOP(sign)
     if constexpr (ga_cx<C>) {
         // NumPy 2: z / |z| (0 for 0, NaN propagates)
         if (a.real() == 0 && a.imag() == 0) return C(0);
-        return a / thrust::abs(a);
+        return a / ga_cx_ns::abs(a);
     } else if constexpr (ga_flt<C>) return (C)(isnan(a) ? a : (a > 0 ? (C)1 : (a < 0 ? (C)-1 : (C)0)));
     else if constexpr (ga_sint<C>) return (C)(a > 0 ? 1 : (a < 0 ? -1 : 0));
     else return (C)(a > 0 ? 1 : 0);
@@ -272,8 +297,8 @@ GA_UNOP(reciprocal)
     } else return (C)((C)1 / a);
 }
 GA_END
-GA_UNOP(conjugate) { if constexpr (ga_cx<C>) return thrust::conj(a); else return a; } GA_END
-GA_UNOP(invert) { if constexpr (std::is_same<C, bool>::value) return (bool)!a; else return (C)~a; } GA_END
+GA_UNOP(conjugate) { if constexpr (ga_cx<C>) return ga_cx_ns::conj(a); else return a; } GA_END
+GA_UNOP(invert) { if constexpr (ga_same<C, bool>) return (bool)!a; else return (C)~a; } GA_END
 GA_UNOP(isnan) { return ga_isnan_any(a); } GA_END
 GA_UNOP(isinf)
 {
@@ -300,27 +325,27 @@ GA_UNOP(rad2deg) { return (C)(a * (C)57.295779513082320876798154814105170); } GA
 // ---- transcendental functions ----------------------------------------------
 #define GA_MATH1(name, real_fn, cx_expr)                                       \
     GA_UNOP(name) { if constexpr (ga_cx<C>) return (C)(cx_expr); else return (C)real_fn(a); } GA_END
-GA_MATH1(sqrt, sqrt, thrust::sqrt(a))
+GA_MATH1(sqrt, sqrt, ga_cx_ns::sqrt(a))
 GA_UNOP(cbrt) { return (C)cbrt(a); } GA_END
-GA_MATH1(exp, exp, thrust::exp(a))
-GA_MATH1(exp2, exp2, thrust::exp(a * (typename C::value_type)0.693147180559945309417232121458176568))
-GA_MATH1(expm1, expm1, thrust::exp(a) - (typename C::value_type)1)
-GA_MATH1(log, log, thrust::log(a))
-GA_MATH1(log2, log2, thrust::log(a) / (typename C::value_type)0.693147180559945309417232121458176568)
-GA_MATH1(log10, log10, thrust::log10(a))
-GA_MATH1(log1p, log1p, thrust::log(a + (typename C::value_type)1))
-GA_MATH1(sin, sin, thrust::sin(a))
-GA_MATH1(cos, cos, thrust::cos(a))
-GA_MATH1(tan, tan, thrust::tan(a))
-GA_MATH1(arcsin, asin, thrust::asin(a))
-GA_MATH1(arccos, acos, thrust::acos(a))
-GA_MATH1(arctan, atan, thrust::atan(a))
-GA_MATH1(sinh, sinh, thrust::sinh(a))
-GA_MATH1(cosh, cosh, thrust::cosh(a))
-GA_MATH1(tanh, tanh, thrust::tanh(a))
-GA_MATH1(arcsinh, asinh, thrust::asinh(a))
-GA_MATH1(arccosh, acosh, thrust::acosh(a))
-GA_MATH1(arctanh, atanh, thrust::atanh(a))
+GA_MATH1(exp, exp, ga_cx_ns::exp(a))
+GA_MATH1(exp2, exp2, ga_cx_ns::exp(a * (typename C::value_type)0.693147180559945309417232121458176568))
+GA_MATH1(expm1, expm1, ga_cx_ns::exp(a) - (typename C::value_type)1)
+GA_MATH1(log, log, ga_cx_ns::log(a))
+GA_MATH1(log2, log2, ga_cx_ns::log(a) / (typename C::value_type)0.693147180559945309417232121458176568)
+GA_MATH1(log10, log10, ga_cx_ns::log10(a))
+GA_MATH1(log1p, log1p, ga_cx_ns::log(a + (typename C::value_type)1))
+GA_MATH1(sin, sin, ga_cx_ns::sin(a))
+GA_MATH1(cos, cos, ga_cx_ns::cos(a))
+GA_MATH1(tan, tan, ga_cx_ns::tan(a))
+GA_MATH1(arcsin, asin, ga_cx_ns::asin(a))
+GA_MATH1(arccos, acos, ga_cx_ns::acos(a))
+GA_MATH1(arctan, atan, ga_cx_ns::atan(a))
+GA_MATH1(sinh, sinh, ga_cx_ns::sinh(a))
+GA_MATH1(cosh, cosh, ga_cx_ns::cosh(a))
+GA_MATH1(tanh, tanh, ga_cx_ns::tanh(a))
+GA_MATH1(arcsinh, asinh, ga_cx_ns::asinh(a))
+GA_MATH1(arccosh, acosh, ga_cx_ns::acosh(a))
+GA_MATH1(arctanh, atanh, ga_cx_ns::atanh(a))
 
 // ---- three arguments ---------------------------------------------------------
 // clip(x, lo, hi) = minimum(maximum(x, lo), hi), NaN-propagating as NumPy.
