@@ -27,7 +27,7 @@ DEFAULT_ARCHS = "75;80;90"
 
 # Kernel headers shipped in the package for run-time compiled user kernels
 # (gpuarr/cuda/compiler.py passes -I<gpuarr/include> to NVRTC).
-RTC_HEADERS = ("kernel_types.h", "kernel_common.cuh", "ufunc_ops.cuh")
+RTC_HEADERS = ("kernel_types.h", "kernel_common.cuh", "ufunc_ops.cuh", "reduce.cuh")
 
 
 def cuda_home():

@@ -59,7 +59,9 @@ __version__ = "0.1.0"
 # gp.benchmark work as attributes, and `import gpuarr.random` as usual.
 _LAZY_MODULES = ("random", "profiler", "stats", "datasets", "scipy")
 _LAZY_ATTRS = {"benchmark": ("profiler", "benchmark"),
-               "RawKernel": ("_raw", "RawKernel"), "RawModule": ("_raw", "RawModule")}
+               "RawKernel": ("_raw", "RawKernel"), "RawModule": ("_raw", "RawModule"),
+               "ElementwiseKernel": ("_userkernels", "ElementwiseKernel"),
+               "ReductionKernel": ("_userkernels", "ReductionKernel")}
 
 
 def __getattr__(name):

@@ -380,6 +380,7 @@ int ga_reduction_init(PyObject *m);
 int ga_scan_init(PyObject *m);
 int ga_convolve_init(PyObject *m);
 int ga_userkernel_init(PyObject *m);
+int ga_userelementwise_init(PyObject *m);
 
 /* Method tables and slot functions defined in their own files and wired
  * into the type object in arrayobject.c. */

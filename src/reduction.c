@@ -965,6 +965,200 @@ py_plan_reduce(PyObject *self, PyObject *args, PyObject *kwds)
         "finish_tiles", (long long)a.finish.tiles);
 }
 
+/* ------------------------------------------------------- user reductions */
+
+/* The extra operands of a user reduction (ReductionKernel, fuse with a
+ * trailing reduction), in the layout its generated struct _ga_f declares:
+ * the pointers, kept strides and reduced strides of inputs 1..m-1 (input 0
+ * travels in ga_reduce_args), then the scalars. */
+#define USER_RED_MAX_INPUTS 16
+#define USER_RED_MAX_SCALARS 32
+
+/* _reduce_launch(main, finish, inputs, reduced, out, scalars, dtypes, acc_bytes, stream)
+ * main / finish: kernel handles; inputs: device arrays of one shape (the
+ * broadcast shape); reduced: a bool per dim; out: the output (the kept
+ * dims, C order); scalars with their dtypes: converted by NumPy's casting.
+ * Plans the layout as the built-in reductions do (plan_grid) and launches;
+ * with splits > 1 the partials live in a pool block freed in stream order. */
+static PyObject *
+py_reduce_launch(PyObject *self, PyObject *args)
+{
+    PyObject *main_h, *finish_h, *inputs, *reduced, *scalars, *dtypes, *stream_obj;
+    ga_array *out;
+    int acc_bytes;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!O!O!iO:_reduce_launch", &main_h, &finish_h,
+                          &PyTuple_Type, &inputs, &PyTuple_Type, &reduced, &GA_ArrayType, &out,
+                          &PyTuple_Type, &scalars, &PyTuple_Type, &dtypes, &acc_bytes,
+                          &stream_obj))
+        return NULL;
+    Py_ssize_t m = PyTuple_GET_SIZE(inputs), ns = PyTuple_GET_SIZE(scalars);
+    if (m < 1 || m > USER_RED_MAX_INPUTS || ns > USER_RED_MAX_SCALARS ||
+        PyTuple_GET_SIZE(dtypes) != ns || acc_bytes < 1 || acc_bytes > GA_REDUCE_ACC_BYTES) {
+        PyErr_Format(PyExc_ValueError, "_reduce_launch: 1 to %d array inputs and up to %d "
+                     "scalars (one dtype each), an accumulator of at most %d bytes",
+                     USER_RED_MAX_INPUTS, USER_RED_MAX_SCALARS, GA_REDUCE_ACC_BYTES);
+        return NULL;
+    }
+    ga_array *in[USER_RED_MAX_INPUTS];
+    for (Py_ssize_t k = 0; k < m; ++k) {
+        PyObject *o = PyTuple_GET_ITEM(inputs, k);
+        if (!ga_array_check(o)) {
+            PyErr_SetString(PyExc_TypeError, "_reduce_launch: inputs must be device arrays");
+            return NULL;
+        }
+        in[k] = (ga_array *)o;
+        if (in[k]->ndim != in[0]->ndim ||
+            memcmp(in[k]->shape, in[0]->shape, sizeof(npy_intp) * in[0]->ndim) != 0 ||
+            in[k]->device != out->device) {
+            PyErr_SetString(PyExc_ValueError, "_reduce_launch: inputs of one shape, on the "
+                            "output's device");
+            return NULL;
+        }
+    }
+    int nd = in[0]->ndim;
+    if (PyTuple_GET_SIZE(reduced) != nd) {
+        PyErr_SetString(PyExc_ValueError, "_reduce_launch: one reduced flag per dimension");
+        return NULL;
+    }
+    int device, sdev;
+    cudaStream_t stream;
+    if (ga_runtime_stream_arg(stream_obj, "ReductionKernel", &sdev, &stream) < 0)
+        return NULL;
+    device = out->device;
+    if (stream_obj != Py_None && sdev != device) {
+        PyErr_Format(PyExc_ValueError, "the stream belongs to device %d but the arrays are on "
+                     "device %d", sdev, device);
+        return NULL;
+    }
+
+    /* kept dims collapse over (inputs, out); reduced dims over the inputs */
+    npy_intp kd[NPY_MAXDIMS], rd[NPY_MAXDIMS], ostr[NPY_MAXDIMS];
+    npy_intp ks[USER_RED_MAX_INPUTS + 1][NPY_MAXDIMS], rs[USER_RED_MAX_INPUTS][NPY_MAXDIMS];
+    int nk = 0, nr = 0, ko = 0;
+    ga_reduce_args a;
+    memset(&a, 0, sizeof a);
+    a.n_out = 1;
+    a.n_red = 1;
+    for (int i = 0; i < nd; ++i) {
+        int r = PyObject_IsTrue(PyTuple_GET_ITEM(reduced, i));
+        if (r < 0)
+            return NULL;
+        if (r) {
+            rd[nr] = in[0]->shape[i];
+            for (Py_ssize_t k = 0; k < m; ++k)
+                rs[k][nr] = in[k]->strides[i];
+            a.n_red *= in[0]->shape[i];
+            nr++;
+        } else {
+            if (ko >= out->ndim || out->shape[ko] != in[0]->shape[i]) {
+                PyErr_SetString(PyExc_ValueError, "_reduce_launch: the output's shape is not "
+                                "the inputs' kept dims");
+                return NULL;
+            }
+            kd[nk] = in[0]->shape[i];
+            for (Py_ssize_t k = 0; k < m; ++k)
+                ks[k][nk] = in[k]->strides[i];
+            ostr[nk] = out->strides[ko++];
+            a.n_out *= in[0]->shape[i];
+            nk++;
+        }
+    }
+    if (ko != out->ndim) {
+        PyErr_SetString(PyExc_ValueError, "_reduce_launch: the output's shape is not the "
+                        "inputs' kept dims");
+        return NULL;
+    }
+    if (a.n_out == 0)
+        Py_RETURN_NONE;
+    memcpy(ks[m], ostr, sizeof(npy_intp) * nk);
+    const npy_intp *kops[USER_RED_MAX_INPUTS + 1], *rops[USER_RED_MAX_INPUTS];
+    for (Py_ssize_t k = 0; k <= m; ++k)
+        kops[k] = ks[k];
+    for (Py_ssize_t k = 0; k < m; ++k)
+        rops[k] = rs[k];
+    ga_kstrides kst[USER_RED_MAX_INPUTS + 1], rst[USER_RED_MAX_INPUTS];
+    if (ga_plan_collapse(nk, kd, (int)m + 1, kops, &a.kept, kst) < 0 ||
+        ga_plan_collapse(nr, rd, (int)m, rops, &a.red, rst) < 0)
+        return NULL;
+    if (a.n_red == 0) {          /* every output is the identity's post-map */
+        a.red.ndim = 1;
+        a.red.shape[0] = 0;
+    }
+    a.kind = -1;
+    a.in_type = (ga_type)in[0]->type;
+    a.out_type = (ga_type)out->type;
+    a.in = in[0]->data;
+    a.out = out->data;
+    a.kept_in = kst[0];
+    a.kept_out = kst[m];
+    a.red_in = rst[0];
+    plan_grid(&a, ga_array_itemsize(in[0]), ga_runtime_sm_count(device));
+    if (m > 1)
+        a.contiguous = 0;        /* the vector path reads one input */
+
+    /* the extra operands and the scalars, as _ga_f lays them out */
+    unsigned char extra[(USER_RED_MAX_INPUTS - 1) * (sizeof(void *) + 2 * sizeof(ga_kstrides)) +
+                        USER_RED_MAX_SCALARS * sizeof(ga_kscalar)];
+    size_t used = 0;
+    for (Py_ssize_t k = 1; k < m; ++k) {
+        memcpy(extra + used, &in[k]->data, sizeof(void *));
+        used += sizeof(void *);
+    }
+    for (Py_ssize_t k = 1; k < m; ++k) {
+        memcpy(extra + used, &kst[k], sizeof(ga_kstrides));
+        used += sizeof(ga_kstrides);
+    }
+    for (Py_ssize_t k = 1; k < m; ++k) {
+        memcpy(extra + used, &rst[k], sizeof(ga_kstrides));
+        used += sizeof(ga_kstrides);
+    }
+    for (Py_ssize_t k = 0; k < ns; ++k) {
+        PyArray_Descr *d = NULL;
+        ga_kscalar v;
+        if (!PyArray_DescrConverter(PyTuple_GET_ITEM(dtypes, k), &d))
+            return NULL;
+        int rc = ga_scalar_to_bytes(PyTuple_GET_ITEM(scalars, k), d, &v);
+        Py_DECREF(d);
+        if (rc < 0)
+            return NULL;
+        memcpy(extra + used, &v, sizeof v);
+        used += sizeof v;
+    }
+    if (used == 0)
+        extra[used++] = 0;       /* an empty _ga_f still has one byte */
+
+    void *fmain = PyLong_AsVoidPtr(main_h), *ffinish = PyLong_AsVoidPtr(finish_h);
+    if (PyErr_Occurred())
+        return NULL;
+    void *partial = NULL;
+    size_t partial_bytes = 0;
+    int failed = 0;
+    if (ga_runtime_use_device(device) < 0)
+        return NULL;
+    if (a.splits > 1) {
+        partial_bytes = (size_t)a.splits * (size_t)a.n_out * GA_REDUCE_ACC_BYTES;
+        partial = ga_pool_malloc(device, partial_bytes, stream, &failed);
+        if (partial == NULL)
+            return NULL;
+        a.partial = partial;
+    }
+    void *kargs[2] = {&a, extra};
+    unsigned int grid[3] = {(unsigned int)a.main.grid_x, (unsigned int)a.splits, 1};
+    unsigned int block[3] = {(unsigned int)a.main.bx, (unsigned int)a.main.by, 1};
+    int rc = ga_uk_launch(fmain, 0, grid, block, 0, kargs, stream, "launching a user reduction");
+    if (rc == 0 && a.splits > 1) {
+        unsigned int fgrid[3] = {(unsigned int)a.finish.grid_x, 1, 1};
+        unsigned int fblock[3] = {(unsigned int)a.finish.bx, (unsigned int)a.finish.by, 1};
+        rc = ga_uk_launch(ffinish, 0, fgrid, fblock, 0, kargs, stream,
+                          "launching a user reduction's finishing kernel");
+    }
+    if (partial != NULL)
+        ga_pool_free(device, partial, partial_bytes, stream);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 #define GA_FASTCALL_KW METH_FASTCALL | METH_KEYWORDS
 #define GA_FN(name, doc) \
     {#name, (PyCFunction)(void (*)(void))py_##name, GA_FASTCALL_KW, doc}
@@ -1026,6 +1220,9 @@ static PyMethodDef reduction_functions[] = {
                      "synchronisation to find out)."),
     {"_plan_reduce", (PyCFunction)(void (*)(void))py_plan_reduce, METH_VARARGS | METH_KEYWORDS,
      "Layout and launch plan of a reduction (for tests)."},
+    {"_reduce_launch", py_reduce_launch, METH_VARARGS,
+     "_reduce_launch(main, finish, inputs, reduced, out, scalars, dtypes, acc_bytes, stream, /)"
+     "\n--\n\nPlan and launch a user reduction's generated kernels."},
     {NULL, NULL, 0, NULL},
 };
 

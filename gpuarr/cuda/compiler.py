@@ -247,7 +247,8 @@ def _cuda_include_dirs():
     global _include_dirs
     if _include_dirs is None:
         dirs = []
-        lib_dir = os.path.dirname(os.path.realpath(_nvrtc()._name)) if os.sep in _lib._name else ""
+        name = _nvrtc()._name
+        lib_dir = os.path.dirname(os.path.realpath(name)) if os.sep in name else ""
         roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"),
                  lib_dir and os.path.dirname(lib_dir),
                  lib_dir and os.path.dirname(os.path.dirname(os.path.dirname(lib_dir))),

@@ -2,17 +2,41 @@
 // NumPy's conversions between them, N-d offset arithmetic and launch sizing.
 //
 // User kernels compiled at run time (ElementwiseKernel, ReductionKernel,
-// fuse) include this header and ufunc_ops.cuh too, through NVRTC: the
-// device parts use only what NVRTC has (cuda_fp16.h, libcu++'s cuda/std),
-// and the host parts (type visitors, launch sizing) are left out there.
+// fuse, jit) include this header and ufunc_ops.cuh too, through NVRTC,
+// which may come without the CUDA toolkit's headers (the pip wheel): the
+// host parts (type visitors, launch sizing) are left out there, the
+// integer types are declared here when <cuda/std/cstdint> is missing, and
+// float16 needs the toolkit's cuda_fp16.h only when a kernel uses it
+// (GA_RTC_HALF; otherwise the few half functions are only declared).
 #ifndef GA_KERNEL_COMMON_CUH
 #define GA_KERNEL_COMMON_CUH
 
-#include <cuda_fp16.h>
 #ifdef __CUDACC_RTC__
+#if __has_include(<cuda/std/cstdint>)
 #include <cuda/std/cstdint>
+#else
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef unsigned long long uintptr_t;
+#endif
+#if defined(GA_RTC_HALF)
+#include <cuda_fp16.h>
+#else
+struct __half { unsigned short __x; };   // cuda_fp16.h's layout; nothing here computes on it
+__device__ float __half2float(__half);
+__device__ __half __float2half(float);
+__device__ __half __double2half(double);
+__device__ bool __hisnan(__half);
+#endif
 #include "kernel_types.h"
 #else
+#include <cuda_fp16.h>
 #include <stdint.h>
 #include <type_traits>
 #include "kernels.h"
@@ -51,6 +75,8 @@ template <class T> constexpr bool ga_integral = ga_int_traits<T>::integral;
 template <class T> constexpr bool ga_signed = ga_int_traits<T>::is_signed;
 template <class T> using ga_unsigned = typename ga_int_traits<T>::unsigned_type;
 template <class T> constexpr bool ga_floating = ga_same<T, float> || ga_same<T, double>;
+template <bool C, class A, class B> struct ga_conditional { using type = A; };
+template <class A, class B> struct ga_conditional<false, A, B> { using type = B; };
 
 // ---------------------------------------------------------------------------
 // Element types.  Complex numbers are plain structs with NumPy's layout and

@@ -25,8 +25,10 @@
 #ifndef GA_REDUCE_CUH
 #define GA_REDUCE_CUH
 
+#ifndef __CUDACC_RTC__
 #include <math.h>
 #include <string.h>
+#endif
 #include "kernel_common.cuh"
 
 namespace ga_red {
@@ -34,7 +36,7 @@ namespace ga_red {
 // ----------------------------------------------------------- wide values --
 
 template <class T>
-using wide_int = typename std::conditional<std::is_signed<T>::value, int64_t, uint64_t>::type;
+using wide_int = typename ga_conditional<ga_signed<T>, int64_t, uint64_t>::type;
 
 // T converted to the accumulator type W (exact for every pair used).
 template <class W, class T>
@@ -47,15 +49,15 @@ __device__ __forceinline__ W widen(T x)
 
 template <class W> __device__ __forceinline__ bool is_nan(W x)
 {
-    if constexpr (std::is_same<W, ga_c128>::value) return isnan(x.re) || isnan(x.im);
-    else if constexpr (std::is_floating_point<W>::value) return isnan(x);
+    if constexpr (ga_same<W, ga_c128>) return isnan(x.re) || isnan(x.im);
+    else if constexpr (ga_floating<W>) return isnan(x);
     else return false;
 }
 
 // NumPy's order: complex numbers compare lexicographically.
 template <class W> __device__ __forceinline__ bool less(W a, W b)
 {
-    if constexpr (std::is_same<W, ga_c128>::value)
+    if constexpr (ga_same<W, ga_c128>)
         return a.re < b.re || (a.re == b.re && a.im < b.im);
     else return a < b;
 }
@@ -116,7 +118,7 @@ struct SumOp {
     static __device__ __forceinline__ W merge(W a, W b, const ga_reduce_args &) { return a + b; }
     static __device__ __forceinline__ void store(char *p, const ga_reduce_args &a, W v)
     {
-        if constexpr (std::is_same<W, double>::value) {
+        if constexpr (ga_same<W, double>) {
             if (a.mode & GA_RED_MEAN) v /= (double)a.n_red;
         }
         store_any(p, a.out_type, v);
@@ -129,7 +131,7 @@ struct ProdOp {
     using Acc = W;
     static __device__ __forceinline__ W one()
     {
-        if constexpr (std::is_same<W, ga_c128>::value) return ga_c128{1.0, 0.0};
+        if constexpr (ga_same<W, ga_c128>) return ga_c128{1.0, 0.0};
         else return W(1);
     }
     static __device__ __forceinline__ W init() { return one(); }
@@ -167,11 +169,11 @@ struct MinMaxOp {
     }
     static __device__ __forceinline__ Acc identity()
     {
-        if constexpr (std::is_same<W, ga_c128>::value)
+        if constexpr (ga_same<W, ga_c128>)
             return Acc{{INFINITY, INFINITY}, {-INFINITY, -INFINITY}};
-        else if constexpr (std::is_floating_point<W>::value)
+        else if constexpr (ga_floating<W>)
             return Acc{INFINITY, -INFINITY};
-        else if constexpr (std::is_signed<W>::value)
+        else if constexpr (ga_signed<W>)
             return Acc{INT64_MAX, INT64_MIN};
         else
             return Acc{UINT64_MAX, 0};
@@ -196,7 +198,7 @@ struct MinMaxOp {
             store_any(p, a.out_type, v.lo);
         } else if (m == 1) {
             store_any(p, a.out_type, v.hi);
-        } else if constexpr (std::is_integral<W>::value) {
+        } else if constexpr (ga_integral<W>) {
             // wraps in the output type, as NumPy's subtract does
             store_any(p, a.out_type, (W)((uint64_t)v.hi - (uint64_t)v.lo));
         } else {
@@ -383,7 +385,7 @@ struct NanMinMaxOp : SkipNan<MinMaxOp<W>> {
     static __device__ __forceinline__ void store(char *p, const ga_reduce_args &a, Acc v)
     {
         if (!less(v.hi, v.lo)) MinMaxOp<W>::store(p, a, v);
-        else if constexpr (std::is_same<W, ga_c128>::value) store_any(p, a.out_type, ga_c128{NAN, NAN});
+        else if constexpr (ga_same<W, ga_c128>) store_any(p, a.out_type, ga_c128{NAN, NAN});
         else store_any(p, a.out_type, (double)NAN);
     }
 };
@@ -415,7 +417,7 @@ struct NanArgOp {
     {
         if (elem_is_nan(x)) {
             const double inf = (a.mode & 1) ? -INFINITY : INFINITY;
-            if constexpr (std::is_same<W, ga_c128>::value) Base::add(s.b, ga_c128{inf, 0.0}, idx, a);
+            if constexpr (ga_same<W, ga_c128>) Base::add(s.b, ga_c128{inf, 0.0}, idx, a);
             else Base::add(s.b, (W)inf, idx, a);
         } else {
             Base::add(s.b, x, idx, a);
@@ -488,10 +490,11 @@ block_merge(typename Op::Acc acc, int rows, int u, int v, int nu, int nv,
 }
 
 // Steps 3-4 for every tile of outputs the block owns; `fold(o, lane,
-// nlanes)` gives this thread's Acc for output o.
-template <class Op, class Fold>
+// nlanes)` gives this thread's Acc for output o, and `store(p, acc)`
+// writes a final value at p (Op::store, or a user reduction's post-map).
+template <class Op, class Fold, class Store>
 __device__ __forceinline__ void reduce_tiles(const ga_reduce_args &a, const ga_reduce_grid &g,
-                                             bool final, Fold fold)
+                                             bool final, Fold fold, Store store)
 {
     using Acc = typename Op::Acc;
     __shared__ Acc smem[GA_REDUCE_THREADS];
@@ -507,7 +510,7 @@ __device__ __forceinline__ void reduce_tiles(const ga_reduce_args &a, const ga_r
         acc = block_merge<Op>(acc, g.rows, u, v, nu, nv, smem, a);
         if (v == 0 && o < a.n_out) {
             if (final)
-                Op::store(a.out + ga_offset(o, a.kept, a.kept_out), a, acc);
+                store(a.out + ga_offset(o, a.kept, a.kept_out), acc);
             else
                 ((Acc *)a.partial)[blockIdx.y * a.n_out + o] = acc;
         }
@@ -520,24 +523,24 @@ __device__ __forceinline__ void reduce_tiles(const ga_reduce_args &a, const ga_r
 template <class T, int V>
 struct alignas(sizeof(T) * V) pack { T v[V]; };
 
-// Fold p[i] for i = lane, lane + nlanes, ... < n (p contiguous).  Whole
-// 16-byte vectors are dealt to lanes, four at a time so four loads are in
-// flight; the elements before the first 16-byte boundary and after the
-// last whole vector are dealt one by one.  Each lane sees growing indices.
-template <class Op, class T>
-__device__ __forceinline__ void fold_contiguous(typename Op::State &st, const T *__restrict__ p,
-                                                int64_t n, int64_t lane, int64_t nlanes,
-                                                const ga_reduce_args &a)
+// Fold p[i] for i = lane, lane + nlanes, ... < n (p contiguous) with
+// add(st, x, i).  Whole 16-byte vectors are dealt to lanes, four at a time
+// so four loads are in flight; the elements before the first 16-byte
+// boundary and after the last whole vector are dealt one by one.  Each
+// lane sees growing indices.
+template <class State, class T, class Add>
+__device__ __forceinline__ void fold_contiguous(State &st, const T *__restrict__ p, int64_t n,
+                                                int64_t lane, int64_t nlanes, Add add)
 {
     constexpr int V = sizeof(T) >= 16 ? 1 : 16 / (int)sizeof(T);
     if constexpr (V == 1) {
         // complex128 is only 8-byte aligned in general: element loads
-        for (int64_t i = lane; i < n; i += nlanes) Op::add(st, p[i], i, a);
+        for (int64_t i = lane; i < n; i += nlanes) add(st, p[i], i);
         return;
     }
     int64_t head = (int64_t)(((16 - ((uintptr_t)p & 15)) & 15) / sizeof(T));
     if (head > n) head = n;
-    for (int64_t i = lane; i < head; i += nlanes) Op::add(st, p[i], i, a);
+    for (int64_t i = lane; i < head; i += nlanes) add(st, p[i], i);
     const pack<T, V> *vp = (const pack<T, V> *)(p + head);
     const int64_t nvec = (n - head) / V;
     int64_t j = lane;
@@ -549,17 +552,27 @@ __device__ __forceinline__ void fold_contiguous(typename Op::State &st, const T 
         for (int k = 0; k < 4; ++k)
 #pragma unroll
             for (int e = 0; e < V; ++e)
-                Op::add(st, x[k].v[e], head + (j + k * nlanes) * V + e, a);
+                add(st, x[k].v[e], head + (j + k * nlanes) * V + e);
     }
     for (; j < nvec; j += nlanes) {
         pack<T, V> x = vp[j];
 #pragma unroll
-        for (int e = 0; e < V; ++e) Op::add(st, x.v[e], head + j * V + e, a);
+        for (int e = 0; e < V; ++e) add(st, x.v[e], head + j * V + e);
     }
-    for (int64_t i = head + nvec * V + lane; i < n; i += nlanes) Op::add(st, p[i], i, a);
+    for (int64_t i = head + nvec * V + lane; i < n; i += nlanes) add(st, p[i], i);
 }
 
 // ---------------------------------------------------------------- kernels --
+
+// Op::store as reduce_tiles' store.
+template <class Op>
+struct OpStore {
+    const ga_reduce_args &a;
+    __device__ __forceinline__ void operator()(char *p, const typename Op::Acc &v) const
+    {
+        Op::store(p, a, v);
+    }
+};
 
 template <class Op, class T>
 __global__ void __launch_bounds__(GA_REDUCE_THREADS)
@@ -569,7 +582,8 @@ k_reduce(const __grid_constant__ ga_reduce_args a)
         const char *base = a.in + ga_offset(o, a.kept, a.kept_in);
         typename Op::State st = Op::init();
         if (a.contiguous) {
-            fold_contiguous<Op>(st, (const T *)base, a.n_red, lane, nlanes, a);
+            fold_contiguous(st, (const T *)base, a.n_red, lane, nlanes,
+                            [&](typename Op::State &s, T x, int64_t i) { Op::add(s, x, i, a); });
         } else if (a.red.ndim == 1) {
             // unrolled so that several independent loads are in flight
             const int64_t s = a.red_in.s[0];
@@ -581,7 +595,7 @@ k_reduce(const __grid_constant__ ga_reduce_args a)
                 Op::add(st, *(const T *)(base + ga_offset(i, a.red, a.red_in)), i, a);
         }
         return Op::acc(st);
-    });
+    }, OpStore<Op>{a});
 }
 
 // Combine the `splits` partial accumulators of each output.
@@ -595,10 +609,11 @@ k_reduce_finish(const __grid_constant__ ga_reduce_args a)
         Acc acc = Op::identity();
         for (int64_t s = lane; s < a.splits; s += nlanes) acc = Op::merge(acc, part[s * a.n_out + o], a);
         return acc;
-    });
+    }, OpStore<Op>{a});
 }
 
 // --------------------------------------------------------------- launchers --
+#ifndef __CUDACC_RTC__
 
 template <class Op, class T>
 cudaError_t launch(const ga_reduce_args &a, cudaStream_t stream)
@@ -636,6 +651,7 @@ cudaError_t launch_sum_prod(const ga_reduce_args &a, cudaStream_t stream);
 cudaError_t launch_minmax_arg(const ga_reduce_args &a, cudaStream_t stream);
 cudaError_t launch_count_moments(const ga_reduce_args &a, cudaStream_t stream);
 cudaError_t launch_nan(const ga_reduce_args &a, cudaStream_t stream);
+#endif
 
 } // namespace ga_red
 
