@@ -33,7 +33,9 @@ How each kind of case is timed (gpuarr and CuPy in this one process):
             about 0.8 s per library.
   host      host overhead: 20,000 calls, one synchronisation, time per call.
   transfer  perf_counter around one call and a device synchronisation.
-  fresh     a new Python process per run, timed inside the child.
+  fresh     a new Python process per run, timed inside the child, with an
+            empty kernel cache (CuPy's and gpuarr's), or one filled by an
+            untimed child first (warm_cache).
   NumPy/SciPy on the CPU: perf_counter, as many runs as fit in a second.
 
 Adding a case: write its build function under its issue below, decorated with
@@ -149,6 +151,7 @@ class Case:
     ref_key: str = ""                 # cases that share one NumPy result
     prep: str = ""                    # fresh: untimed statements after context creation
     steps: tuple = ()                 # fresh: (label, statement) pairs, each timed
+    warm_cache: bool = False          # fresh: one untimed child fills the kernel cache first
     calls: int = 0                    # host: calls per sample (0: the config's)
     repeats: int = 1                  # host: units of work per call (the figure is per unit)
 
@@ -453,12 +456,14 @@ def time_fresh(case, lib, cfg):
     runs = []
     for _ in range(cfg.fresh_runs if case.steps else cfg.import_runs):
         with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, PYTHONPATH=path, CUPY_CACHE_DIR=cache)
-            proc = subprocess.run([sys.executable, "-c", CHILD, spec], cwd=REPO, env=env,
-                                  capture_output=True, text=True, timeout=180)
-        if proc.returncode:
-            lines = proc.stderr.strip().splitlines()
-            raise ChildFailed(lines[-1] if lines else f"exit status {proc.returncode}")
+            env = dict(os.environ, PYTHONPATH=path, CUPY_CACHE_DIR=cache,
+                       GPUARR_CACHE_DIR=cache)
+            for child in range(2 if case.warm_cache else 1):
+                proc = subprocess.run([sys.executable, "-c", CHILD, spec], cwd=REPO, env=env,
+                                      capture_output=True, text=True, timeout=180)
+                if proc.returncode:
+                    lines = proc.stderr.strip().splitlines()
+                    raise ChildFailed(lines[-1] if lines else f"exit status {proc.returncode}")
         runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     labels = [label for label, _ in case.steps]
     figure = [max(r[k] for k in labels) if labels else r["import"] for r in runs]
@@ -967,6 +972,105 @@ def pipeline(xp, data):
 
 
 # ----------------------------------------------------------------- running ---
+
+# ------------------------------------------- issues 17, 18: user kernels ---
+
+VECTOR_ADD = r"""
+extern "C" __global__ void vector_add(const float *A, const float *B, float *C, const int size)
+{
+    int item = (blockIdx.x * blockDim.x) + threadIdx.x;
+    if (item < size) C[item] = A[item] + B[item];
+}
+"""
+# Arrays made without compiling anything in CuPy either (empty, no fill
+# kernel), so the timed step pays NVRTC's first compile in both libraries.
+_KPREP = ("a = xp.empty(1024, dtype=xp.float32); b = xp.empty(1024, dtype=xp.float32); "
+          "c = xp.empty(1024, dtype=xp.float32)")
+_RAW_STEP = (f"k = xp.RawKernel({VECTOR_ADD!r}, 'vector_add'); "
+             "k((2,), (512,), (a, b, c, xp.int32(1024)))")
+_EW_STEP = ("k = xp.ElementwiseKernel('float32 x, float32 y', 'float32 z', "
+            "'z = (x - y) * (x - y)', 'squared_diff'); k(a, b)")
+_RED_STEP = ("k = xp.ReductionKernel('T x', 'T y', 'x * x', 'a + b', 'y = sqrt(a)', '0', "
+             "'l2norm'); k(a)")
+_FUSE_STEP = ("f = xp.fuse(kernel_name='squared_diff')(lambda x, y: (x - y) * (x - y)); f(a, b)")
+
+for _warm in (False, True):
+    _w = "warm" if _warm else "cold"
+    fresh_case(f"first_rawkernel_{_w}", issue=17, size="1024 f32", warm_cache=_warm,
+               desc=f"fresh process, {_w} kernel cache: RawKernel(vector add) + first call",
+               goal="<= 0.5 ms" if _warm else "<= 30 ms",
+               cupy_ref="0.49 ms" if _warm else "32 ms", requires=("RawKernel",),
+               prep=_KPREP, steps=(("rawkernel", _RAW_STEP),))
+    fresh_case(f"first_elementwise_{_w}", issue=18, size="1024 f32", warm_cache=_warm,
+               desc=f"fresh process, {_w} kernel cache: ElementwiseKernel + first call",
+               goal="<= 1 ms" if _warm else "<= 40 ms",
+               cupy_ref="0.42 ms" if _warm else "87 ms", requires=("ElementwiseKernel",),
+               prep=_KPREP, steps=(("elementwise", _EW_STEP),))
+    fresh_case(f"first_reduction_{_w}", issue=18, size="1024 f32", warm_cache=_warm,
+               desc=f"fresh process, {_w} kernel cache: ReductionKernel (L2 norm) + first call",
+               goal="<= 1 ms" if _warm else "<= 40 ms",
+               cupy_ref="31 ms" if _warm else "3.30 s", requires=("ReductionKernel",),
+               prep=_KPREP, steps=(("reduction", _RED_STEP),))
+    fresh_case(f"first_fuse_{_w}", issue=18, size="1024 f32", warm_cache=_warm,
+               desc=f"fresh process, {_w} kernel cache: fuse (squared diff) + first call",
+               goal="<= 1 ms" if _warm else "<= 40 ms",
+               cupy_ref="1.2 ms" if _warm else "127 ms", requires=("fuse",),
+               prep=_KPREP, steps=(("fuse", _FUSE_STEP),))
+
+
+@case("rawkernel_overhead", issue=17, kind="host", desc="host time per RawKernel call, 4 args",
+      size="1000 f32", goal="<= 4.5 us", cupy_ref="6.9 us", floor_note="~3 us (a launch)",
+      requires=("RawKernel",), reference=False, check=lambda got, ref: None,
+      setup=lambda: (host_random(1000), host_random(1000, seed=1)))
+def rawkernel_overhead(xp, a, b):
+    c = xp.empty_like(a)
+    k = xp.RawKernel(VECTOR_ADD, "vector_add")
+    n = np.int32(1000)
+    return lambda: k((4,), (256,), (a, b, c, n))
+
+
+@case("elementwise_overhead", issue=18, kind="host",
+      desc="host time per ElementwiseKernel call (output allocated)", size="1000 f32",
+      goal="<= 5 us", cupy_ref="11.3 us", floor_note="~3 us (a launch)",
+      requires=("ElementwiseKernel",), tol=(1e-6, 1e-7),
+      setup=lambda: (host_random(1000), host_random(1000, seed=1)))
+def elementwise_overhead(xp, a, b):
+    if xp.name == "numpy":
+        return lambda: (a - b) * (a - b)
+    k = xp.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = (x - y) * (x - y)",
+                             "squared_diff")
+    return lambda: k(a, b)
+
+
+@case("fuse_overhead", issue=18, kind="host", desc="host time per fused call (output allocated)",
+      size="1000 f32", goal="<= 5 us", cupy_ref="13.6 us", floor_note="~3 us (a launch)",
+      requires=("fuse",), tol=(1e-6, 1e-7),
+      setup=lambda: (host_random(1000), host_random(1000, seed=1)))
+def fuse_overhead(xp, a, b):
+    f = xp.fuse(kernel_name="squared_diff")(lambda x, y: (x - y) * (x - y))
+    return lambda: f(a, b)
+
+
+@case("fused_sincos_1e7", issue=18, desc="fuse: sin(x) + cos(y) / sqrt(x + 1)", size="1e7 f64",
+      goal="<= 65 us", bytes=3 * 8e7, cupy_ref="77.7 us (separate ops 396 us)",
+      requires=("fuse",), tol=(1e-12, 1e-12),
+      setup=lambda: tuple(host_random(10 ** 7, np.float64, s) for s in range(2)))
+def fused_sincos(xp, x, y):
+    if xp.name == "numpy":
+        return lambda: np.sin(x) + np.cos(y) / np.sqrt(x + 1)
+    f = xp.fuse()(lambda x, y: xp.sin(x) + xp.cos(y) / xp.sqrt(x + 1))
+    return lambda: f(x, y)
+
+
+@case("l2norm_1GiB", issue=18, desc="ReductionKernel L2 norm (the course's), full reduction",
+      size="2^28 f32 (1 GiB)", goal=">= 90% copy", bytes=GiB, requires=("ReductionKernel",),
+      tol=(1e-4, 0), setup=lambda: (host_random(GiB // 4),))
+def l2norm_1gib(xp, x):
+    if xp.name == "numpy":
+        return lambda: np.sqrt(np.sum(x.astype(np.float64) ** 2)).astype(np.float32)
+    k = xp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
+    return lambda: k(x)
+
 
 @dataclasses.dataclass
 class Cell:
