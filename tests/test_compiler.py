@@ -111,7 +111,8 @@ def test_disk_cache_hit_across_processes(cache):
         real = compiler._raw_compile
         compiler._raw_compile = lambda *a: calls.append(1) or real(*a)
         b = compiler.compile_code({VADD!r}, arch=90)
-        print(len(calls), b.key)
+        nvrtc_loaded = any("nvrtc" in line for line in open("/proc/self/maps"))
+        print(len(calls), b.key, nvrtc_loaded)
     """)
     env = dict(os.environ, GPUARR_CACHE_DIR=str(cache))
     first = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
@@ -120,6 +121,7 @@ def test_disk_cache_hit_across_processes(cache):
                             text=True, check=True).stdout.split()
     assert first[0] == "1" and second[0] == "0"       # compiled once, then loaded
     assert first[1] == second[1]
+    assert second[2] == "False"                        # a hit does not even load NVRTC
     assert stat.S_IMODE(os.stat(cache).st_mode) == 0o700
 
 

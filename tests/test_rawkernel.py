@@ -232,6 +232,8 @@ def test_launch_limits_named():
     k = gp.RawKernel(VECTOR_ADD, "vector_add")
     a = gp.zeros(4, dtype=gp.float32)
     with pytest.raises(ValueError, match="max_threads_per_block is 1024"):
+        k((1,), (1024, 2), (a, a, a, 4))
+    with pytest.raises(ValueError, match="block.x is 2048, over this device's limit of 1024"):
         k((1,), (2048,), (a, a, a, 4))
     with pytest.raises(ValueError, match="block.z is 128, over this device's limit of 64"):
         k((1,), (1, 1, 128), (a, a, a, 4))

@@ -22,11 +22,11 @@ The cache
 Compiled binaries are kept per process in memory and on disk under
 ``$GPUARR_CACHE_DIR``, else ``$XDG_CACHE_HOME/gpuarr/kernels``
 (``~/.cache/gpuarr/kernels``).  A binary's key is a SHA-256 over the source,
-the options, the name expressions, the target architecture and kind, NVRTC's
-version and gpuarr's version.  A file holds a header line (format, the
-payload's SHA-256, the lowered names of the name expressions) and the
-binary; it is written to a temporary file in the same folder and renamed
-into place, so readers never see half a file and two processes compiling
+the options, the name expressions, the target architecture and kind, the
+NVRTC library (its path, size and time, so a hit never has to load NVRTC)
+and gpuarr's version.  A file holds a header (format, the payload's size and
+SHA-256, the lowered names of the name expressions) and the binary; it is
+written to a temporary file in the same folder and renamed into place, so readers never see half a file and two processes compiling
 the same kernel both succeed (the last rename wins, with identical
 contents).  A file whose checksum does not match is recompiled and
 replaced.  The cache is private: its folder is created readable only by
@@ -36,9 +36,7 @@ the user's code); a folder that cannot be written (read-only, full)
 degrades to compiling in memory.  Each of these gives one warning naming
 the path, not an error.
 """
-import ctypes
 import hashlib
-import json
 import os
 import sys
 import threading
@@ -47,7 +45,7 @@ import warnings
 __all__ = ["CompileException", "NVRTCError", "compile_code", "nvrtc_version",
            "cache_dir", "find_nvrtc"]
 
-_CACHE_FORMAT = b"gpuarr-kernel-1"
+_CACHE_FORMAT = b"gpuarr-kernel-2"
 
 
 class NVRTCError(RuntimeError):
@@ -131,10 +129,40 @@ def _site_dirs():
     return seen
 
 
+def _locate():
+    """(place, path) of the NVRTC library file to use, found without loading
+    it (a few stat calls); ('the system library path', soname) when no
+    candidate file exists, for dlopen to look up; and the places searched."""
+    places = []
+    for place, path in _candidates():
+        if os.sep not in path or os.path.isfile(path):
+            return place, path, places
+        if place not in places:
+            places.append(place)
+    return None, None, places
+
+
+_ident = None
+
+
+def _identity():
+    """A string that changes whenever the NVRTC library does: its resolved
+    path, size and modification time (so a warm cache hit never loads it)."""
+    global _ident
+    if _ident is None:
+        place, path, _ = _locate()
+        if path is not None and os.sep in path:
+            real = os.path.realpath(path)
+            st = os.stat(real)
+            _ident = f"{real}:{st.st_size}:{st.st_mtime_ns}"
+        else:
+            _ident = f"{find_nvrtc()}:{nvrtc_version()}"
+    return _ident
+
+
 def find_nvrtc():
     """The path of the NVRTC library that gpuarr uses (loading it if needed)."""
-    _nvrtc()
-    return _lib._name
+    return _nvrtc()._name
 
 
 def _nvrtc():
@@ -144,21 +172,21 @@ def _nvrtc():
     with _lock:
         if _lib is not None:
             return _lib
-        places = []
-        for place, path in _candidates():
-            if os.sep in path and not os.path.exists(path):
-                if place not in places:
-                    places.append(place)
-                continue
+        import ctypes
+        place, path, places = _locate()
+        tried = [path] if path is not None else []
+        if path is not None and os.sep not in path:      # the system path: any soname
+            tried = [p for pl, p in _candidates() if os.sep not in p]
+        for name in tried:
             try:
-                lib = ctypes.CDLL(path)
+                lib = ctypes.CDLL(name)
             except OSError:
-                if place not in places:
-                    places.append(place)
                 continue
             _declare(lib)
             _lib = lib
             return lib
+        if place is not None and place not in places:
+            places.append(place)
         _searched[:] = places
         raise NVRTCError(
             "NVRTC (the CUDA run-time compiler, libnvrtc.so) was not found, so user-written "
@@ -169,6 +197,7 @@ def _nvrtc():
 
 
 def _declare(lib):
+    import ctypes
     c_int_p = ctypes.POINTER(ctypes.c_int)
     for name, args in {
         "nvrtcVersion": [c_int_p, c_int_p],
@@ -202,6 +231,7 @@ def _check(rc, call):
 
 def nvrtc_version():
     """NVRTC's version as (major, minor)."""
+    import ctypes
     lib = _nvrtc()
     major, minor = ctypes.c_int(), ctypes.c_int()
     _check(lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)), "nvrtcVersion")
@@ -212,14 +242,27 @@ _archs = None
 
 
 def _supported_archs():
+    """The compute capabilities this NVRTC compiles for: from the cache
+    folder's note on this library when there is one, else asked of NVRTC
+    (and noted)."""
     global _archs
     if _archs is None:
-        lib = _nvrtc()
-        n = ctypes.c_int()
-        _check(lib.nvrtcGetNumSupportedArchs(ctypes.byref(n)), "nvrtcGetNumSupportedArchs")
-        arr = (ctypes.c_int * n.value)()
-        _check(lib.nvrtcGetSupportedArchs(arr), "nvrtcGetSupportedArchs")
-        _archs = tuple(arr)
+        d = _usable_dir(quiet=True)
+        note = os.path.join(d, "nvrtc-" + hashlib.sha256(_identity().encode()).hexdigest()[:24]
+                            + ".archs") if d else None
+        found = _read(note) if note else None
+        if found is not None:
+            _archs = tuple(int(a) for a in found[1].split())
+        else:
+            import ctypes
+            lib = _nvrtc()
+            n = ctypes.c_int()
+            _check(lib.nvrtcGetNumSupportedArchs(ctypes.byref(n)), "nvrtcGetNumSupportedArchs")
+            arr = (ctypes.c_int * n.value)()
+            _check(lib.nvrtcGetSupportedArchs(arr), "nvrtcGetSupportedArchs")
+            _archs = tuple(arr)
+            if note:
+                _write(d, note, "archs", " ".join(map(str, _archs)).encode(), {})
     return _archs
 
 
@@ -247,7 +290,7 @@ def _cuda_include_dirs():
     global _include_dirs
     if _include_dirs is None:
         dirs = []
-        name = _nvrtc()._name
+        name = _locate()[1] or ""
         lib_dir = os.path.dirname(os.path.realpath(name)) if os.sep in name else ""
         roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"),
                  lib_dir and os.path.dirname(lib_dir),
@@ -276,6 +319,7 @@ def include_dir():
 
 
 def _raw_compile(source, name, options, name_expressions, kind):
+    import ctypes
     lib = _nvrtc()
     prog = ctypes.c_void_p()
     _check(lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), 0,
@@ -347,20 +391,22 @@ def _private(st):
     return (not hasattr(os, "getuid") or st.st_uid == os.getuid()) and not (st.st_mode & 0o022)
 
 
-def _usable_dir():
+def _usable_dir(quiet=False):
     """The cache folder when it can be trusted, created if needed; None
-    (after one warning) when it cannot."""
+    (after one warning, unless quiet) when it cannot."""
     d = cache_dir()
     try:
         os.makedirs(d, mode=0o700, exist_ok=True)
         st = os.stat(d)
     except OSError as exc:
-        _warn_once("mkdir", d, f"cannot create the folder: {exc.strerror}")
+        if not quiet:
+            _warn_once("mkdir", d, f"cannot create the folder: {exc.strerror}")
         return None
     if not _private(st):
-        _warn_once("unsafe", d, "the folder is not private to this user (owned by another "
-                   "user or writable by others), so binaries in it are not trusted; make it "
-                   "yours with `chmod 700`")
+        if not quiet:
+            _warn_once("unsafe", d, "the folder is not private to this user (owned by another "
+                       "user or writable by others), so binaries in it are not trusted; make "
+                       "it yours with `chmod 700`")
         return None
     return d
 
@@ -386,28 +432,39 @@ def _read(path):
     finally:
         if fd >= 0:
             os.close(fd)
-    head, sep, payload = blob.partition(b"\n")
+    # header: "<format> <kind> <size> <sha256> <n>\n", then n lines
+    # "<name expression>\t<lowered name>\n", then the binary
+    head, sep, rest = blob.partition(b"\n")
+    fields = head.split(b" ")
     try:
-        meta = json.loads(head.decode())
-        ok = (sep and meta.get("format") == _CACHE_FORMAT.decode() and
-              meta.get("size") == len(payload) and
-              meta.get("sha256") == hashlib.sha256(payload).hexdigest())
-    except (ValueError, UnicodeDecodeError, AttributeError):
-        ok = False
-    if not ok:
+        if not sep or len(fields) != 5 or fields[0] != _CACHE_FORMAT:
+            return None
+        kind, size, digest, n = fields[1].decode(), int(fields[2]), fields[3].decode(), \
+            int(fields[4])
+        lowered = {}
+        for _ in range(n):
+            line, sep, rest = rest.partition(b"\n")
+            expr, tab, low = line.decode().partition("\t")
+            if not sep or not tab:
+                return None
+            lowered[expr] = low
+    except (ValueError, UnicodeDecodeError):
         return None
-    return meta["kind"], payload, meta["lowered"]
+    if len(rest) != size or hashlib.sha256(rest).hexdigest() != digest:
+        return None
+    return kind, rest, lowered
 
 
 def _write(d, path, kind, data, lowered):
-    meta = {"format": _CACHE_FORMAT.decode(), "kind": kind, "size": len(data),
-            "sha256": hashlib.sha256(data).hexdigest(), "lowered": lowered}
+    head = b" ".join([_CACHE_FORMAT, kind.encode(), str(len(data)).encode(),
+                      hashlib.sha256(data).hexdigest().encode(), str(len(lowered)).encode()])
+    body = b"".join(f"{e}\t{low}\n".encode() for e, low in lowered.items())
     import tempfile
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".bin")
         with os.fdopen(fd, "wb") as f:
-            f.write(json.dumps(meta).encode() + b"\n" + data)
+            f.write(head + b"\n" + body + data)
         os.replace(tmp, path)
         tmp = None
     except OSError as exc:
@@ -421,11 +478,13 @@ def _write(d, path, kind, data, lowered):
 
 
 def cache_key(source, options, name_expressions, kind, arch):
-    """The hex SHA-256 identifying a binary."""
+    """The hex SHA-256 identifying a binary: over gpuarr's version, the NVRTC
+    library's identity (path, size, time: its version without loading it),
+    the target, the options, the name expressions and the source."""
     from .. import __version__
     h = hashlib.sha256()
-    for part in (_CACHE_FORMAT.decode(), __version__, ".".join(map(str, nvrtc_version())),
-                 kind, str(arch), "\0".join(options), "\0".join(name_expressions), source):
+    for part in (_CACHE_FORMAT.decode(), __version__, _identity(), kind, str(arch),
+                 "\0".join(options), "\0".join(name_expressions), source):
         h.update(part.encode())
         h.update(b"\x00\x01")
     return h.hexdigest()

@@ -6,8 +6,9 @@
 // which may come without the CUDA toolkit's headers (the pip wheel): the
 // host parts (type visitors, launch sizing) are left out there, the
 // integer types are declared here when <cuda/std/cstdint> is missing, and
-// float16 needs the toolkit's cuda_fp16.h only when a kernel uses it
-// (GA_RTC_HALF; otherwise the few half functions are only declared).
+// float16 and complex need the toolkit's cuda_fp16.h and libcu++ only when a
+// kernel uses them (GA_RTC_HALF, GA_RTC_COMPLEX; otherwise the few half
+// functions are only declared).
 #ifndef GA_KERNEL_COMMON_CUH
 #define GA_KERNEL_COMMON_CUH
 
@@ -25,7 +26,7 @@ typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
 typedef unsigned long long uintptr_t;
 #endif
-#if defined(GA_RTC_HALF)
+#if defined(GA_RTC_HALF) || defined(GA_RTC_COMPLEX)   /* libcu++'s complex includes it */
 #include <cuda_fp16.h>
 #else
 struct __half { unsigned short __x; };   // cuda_fp16.h's layout; nothing here computes on it
