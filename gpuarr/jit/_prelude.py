@@ -121,8 +121,22 @@ template <class T> __device__ __forceinline__ T jt_rshift(T a, T b)
 }
 """
 
-SNIPPETS = {"complex": _COMPLEX, "floordiv": _FLOORDIV, "ipow": _IPOW, "shift": _SHIFT}
-_ORDER = ("complex", "floordiv", "ipow", "shift")
+_MINMAX = r"""
+template <class T> __device__ __forceinline__ T jt_maximum(T a, T b)
+{   /* NumPy: NaN wins (a != a only for NaN) */
+    return a != a ? a : (b != b ? b : (a >= b ? a : b));
+}
+template <class T> __device__ __forceinline__ T jt_minimum(T a, T b)
+{
+    return a != a ? a : (b != b ? b : (a <= b ? a : b));
+}
+template <class T> __device__ __forceinline__ T jt_sign(T a) { return (T)(a > 0 ? 1 : (a < 0 ? -1 : a)); }
+template <class T> __device__ __forceinline__ T jt_iabs(T a) { return (T)(a < 0 ? -a : a); }
+"""
+
+SNIPPETS = {"complex": _COMPLEX, "floordiv": _FLOORDIV, "ipow": _IPOW, "shift": _SHIFT,
+            "minmax": _MINMAX}
+_ORDER = ("complex", "floordiv", "ipow", "shift", "minmax")
 
 
 def assemble(used):

@@ -460,6 +460,7 @@ class _Function:
         params = frozenset(p[0] for p in self.params)
         state = {0: ([], params)}
         for _ in range(50):
+            before = dict(state)
             self.decls = {}
             self.labels = set()
             self.unassigned = []
@@ -480,7 +481,7 @@ class _Function:
             new = {0: state[0]}
             for idx, edges in incoming.items():
                 new[idx] = self._merge(idx, edges)
-            if self._same_states(new, state):
+            if self._same_states(new, before):
                 break
             state = new
         else:
@@ -599,7 +600,7 @@ class _Function:
                 self.error(str(exc))
         last = b.ins[-1]
         if last.op not in ("JUMP", "RETURN", "BRANCH", "FOR_ITER") and b.index + 1 < len(self.blocks):
-            self.edge(b.index + 1, self.stack)
+            self.lines.extend(self.edge(b.index + 1, self.stack))
         return self.lines
 
     def edge(self, target, stack, fallthrough=True):
@@ -1255,7 +1256,8 @@ class _Function:
             elif k == "f":
                 expr = f"{'fabsf' if out.itemsize == 4 else 'fabs'}({e[0]})"
             elif k == "i":
-                expr = f"(({c})({e[0]} < 0 ? -{e[0]} : {e[0]}))"
+                self.snip.add("minmax")
+                expr = f"jt_iabs<{c}>({e[0]})"
             else:
                 expr = e[0]
         elif name in ("negative", "positive", "invert", "logical_not"):
@@ -1267,16 +1269,13 @@ class _Function:
         elif name == "sign":
             if k == "b":
                 _fail("sign() of a bool")
-            expr = f"(({c})({e[0]} > 0 ? 1 : ({e[0]} < 0 ? -1 : {e[0]})))"
+            self.snip.add("minmax")
+            expr = f"jt_sign<{c}>({e[0]})"
         elif name in ("maximum", "minimum"):
-            cmp = ">=" if name == "maximum" else "<="
-            if k == "f":
-                expr = (f"(isnan({e[0]}) ? {e[0]} : (isnan({e[1]}) ? {e[1]} : "
-                        f"({e[0]} {cmp} {e[1]} ? {e[0]} : {e[1]})))")
-            elif k == "c":
+            if k == "c":
                 _fail(f"{what} of complex numbers is not supported in kernels")
-            else:
-                expr = f"({e[0]} {cmp} {e[1]} ? {e[0]} : {e[1]})"
+            self.snip.add("minmax")
+            expr = f"jt_{name}<{c}>({e[0]}, {e[1]})"
         elif name == "fmod":
             if k == "f":
                 expr = f"{'fmodf' if out.itemsize == 4 else 'fmod'}({e[0]}, {e[1]})"
