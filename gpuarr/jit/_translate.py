@@ -178,6 +178,8 @@ def _same_value(a, b):
         return a == b
     if isinstance(a, Tup) and isinstance(b, Tup):
         return a == b
+    if isinstance(a, RangeIter) and isinstance(b, RangeIter):   # made anew each sweep
+        return (a.name, a.type, a.sign) == (b.name, b.type, b.sign)
     return a is b
 
 
@@ -427,18 +429,19 @@ class _Function:
             self.params.append((pyname, cname, t, ref))
         self.taken = taken
         self.nparams = nargs
-        if getattr(code, "co_exceptiontable", b""):
-            self.error("unsupported construct: try statement", self._try_line())
         self.insns = _bytecode.normalise(code)
+        if getattr(code, "co_exceptiontable", b""):
+            # 3.11+: try and with blocks live in the exception table; their
+            # handlers are not reached by ordinary control flow
+            what, line = "try statement", code.co_firstlineno
+            for ins in self.insns:
+                if ins.op == "UNSUPPORTED" and ins.arg in ("try statement", "with statement"):
+                    what, line = ins.arg, ins.line
+                    break
+            self.error(f"unsupported construct: {what}", line)
         self.blocks, self.block_at = _bytecode.blocks(self.insns)
         self.in_loop = self._loops()
         return self._sweeps()
-
-    def _try_line(self):
-        for ins in self.insns if hasattr(self, "insns") else _bytecode.normalise(self.code):
-            if ins.op == "UNSUPPORTED" and ins.arg == "try statement":
-                return ins.line
-        return self.code.co_firstlineno
 
     def _loops(self):
         """The blocks that lie on a cycle of the control-flow graph."""
