@@ -92,6 +92,15 @@ _NESTED_CODE = {"<listcomp>": "list comprehension", "<setcomp>": "set comprehens
                 "<dictcomp>": "dict comprehension", "<genexpr>": "generator expression",
                 "<lambda>": "lambda"}
 
+# Constructs refused before translation starts (see _translate).
+STRUCTURAL = {"try statement", "with statement", "async with statement", "list comprehension",
+              "set comprehension", "dict comprehension", "generator expression",
+              "yield (generator)"}
+
+# 3.12+ inline comprehensions: their first instructions name the comprehension.
+_COMPREHENSION_OPS = {"LIST_APPEND": "list comprehension", "SET_ADD": "set comprehension",
+                      "MAP_ADD": "dict comprehension"}
+
 # Instructions with no effect on the abstract machine.
 _IGNORED = {"NOP", "RESUME", "CACHE", "EXTENDED_ARG", "PRECALL", "MAKE_CELL",
             "COPY_FREE_VARS", "NOT_TAKEN", "RESUME_CHECK", "INTERPRETER_EXIT"}
@@ -120,6 +129,8 @@ def normalise(code):
     raw = list(_lines(code))
     by_offset = {ins.offset: k for k, (ins, _) in enumerate(raw)}
     kwnames = ()
+    comprehension = next((_COMPREHENSION_OPS[i.opname] for i, _ in raw
+                          if i.opname in _COMPREHENSION_OPS), None)
 
     def emit(op, arg=None, target=None):
         out.append(Ins(op, arg, ins.offset, line, target))
@@ -244,6 +255,9 @@ def normalise(code):
             elif PY < (3, 11) and len(out) > 1 and hasattr(out[-2].arg, "co_name"):
                 what = _NESTED_CODE.get(out[-2].arg.co_name, what)
             emit("UNSUPPORTED", what)
+        elif comprehension and name in ("LOAD_FAST_AND_CLEAR", "BUILD_LIST", "BUILD_SET",
+                                        "BUILD_MAP"):
+            emit("UNSUPPORTED", comprehension)
         else:
             emit("UNSUPPORTED", _CONSTRUCTS.get(name, f"the bytecode {name}"))
     return out

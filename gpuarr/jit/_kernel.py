@@ -103,8 +103,7 @@ class JitKernel:
         entry = self._cache.get(types)
         if entry is None:
             tr = _translate.translate(self._func, types)
-            from .._raw import RawKernel
-            entry = _Entry(tr, RawKernel(tr.source, tr.name), _expander(tr.plan))
+            entry = _Entry(tr, None, _expander(tr.plan))
             self._cache[types] = entry
         return entry
 
@@ -117,6 +116,9 @@ class JitKernel:
                             f"{type(args).__name__}")
         args = tuple(_device_array(a) for a in args)
         entry = self._entry(tuple(arg_type(a) for a in args))
+        if entry.kernel is None:         # translated by inspect_*(), not yet launched
+            from .._raw import RawKernel
+            entry.kernel = RawKernel(entry.translation.source, entry.translation.name)
         if entry.expand is not None:
             args = entry.expand(args)
         entry.kernel(grid, block, args, shared_mem=shared_mem, stream=stream)

@@ -430,15 +430,14 @@ class _Function:
         self.taken = taken
         self.nparams = nargs
         self.insns = _bytecode.normalise(code)
+        # Statements whose parts are not all reached by ordinary control flow
+        # (handlers in 3.11+'s exception table) are refused before anything
+        # else, at their first instruction.
+        for ins in self.insns:
+            if ins.op == "UNSUPPORTED" and ins.arg in _bytecode.STRUCTURAL:
+                self.error(f"unsupported construct: {ins.arg}", ins.line)
         if getattr(code, "co_exceptiontable", b""):
-            # 3.11+: try and with blocks live in the exception table; their
-            # handlers are not reached by ordinary control flow
-            what, line = "try statement", code.co_firstlineno
-            for ins in self.insns:
-                if ins.op == "UNSUPPORTED" and ins.arg in ("try statement", "with statement"):
-                    what, line = ins.arg, ins.line
-                    break
-            self.error(f"unsupported construct: {what}", line)
+            self.error("unsupported construct: try statement", code.co_firstlineno)
         self.blocks, self.block_at = _bytecode.blocks(self.insns)
         self.in_loop = self._loops()
         return self._sweeps()
