@@ -812,3 +812,29 @@ def test_gpu_atomics(rng):
     assert c[0] == 4096 and c[1] == -4096 and c[3] == 7
     assert lo.get()[0] == x.min() and hi.get()[0] == x.max()
     assert bits.get()[2] == np.bitwise_xor.reduce(x)
+
+
+@jit.rawkernel()
+def complex_arith(z, w, out):
+    i = jit.grid(1)
+    if i < z.size:
+        a = z[i] * w[i] + 1.5
+        out[i] = abs(a) + a.real - a.conjugate().imag + (a / z[i]).real
+        z[i] = a - 2j
+
+
+@needs_cxx
+def test_emulated_complex(rng, tmp_path):
+    z = (rng.standard_normal(40) + 1j * rng.standard_normal(40)).astype(np.complex64)
+    w = (rng.standard_normal(40) + 1j * rng.standard_normal(40)).astype(np.complex64)
+    out = np.zeros(40, np.float32)
+    z0 = z.copy()
+    emulate(complex_arith, (1,), (64,), (z, w, out), tmp_path)
+    a = z0 * w + np.float32(1.5)
+    assert a.dtype == np.complex64
+    np.testing.assert_allclose(out, np.abs(a) + a.real - a.conj().imag + (a / z0).real,
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(z, a - 2j, rtol=1e-6)
+    assert complex_arith.inspect_types(z, w, out)["a"] == np.complex64
+    if HAVE_NVRTC:
+        compile_code(complex_arith.inspect_source(z, w.astype(np.complex128), out), arch=90)

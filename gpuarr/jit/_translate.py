@@ -1224,6 +1224,13 @@ class _Function:
             return self.binop(_UFUNC_BINOP[name], *args)
         if name in _UFUNC_COMPARE:
             return self.binop(_UFUNC_COMPARE[name], *args)
+        if name in ("real", "imag"):          # attributes, not ufuncs
+            x = args[0] if isinstance(args[0], V) else self.cast(
+                args[0], _types.check_dtype(_types.python_type(args[0].value)))
+            if x.type.kind != "c":
+                return x if name == "real" else V(_types.literal(0, x.type), x.type)
+            part = numpy.dtype(numpy.float32 if x.type.itemsize == 8 else numpy.float64)
+            return V(f"{x.expr}.{name[:2]}", part, x.mem, x.reads)
         ufunc = getattr(numpy, "sqrt" if name in _NOT_UFUNCS else name)
         dts = self.resolve(ufunc, args, what)
         xs = [self.cast(a, d) for a, d in zip(args, dts[:nin])]
