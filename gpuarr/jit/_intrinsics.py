@@ -79,8 +79,8 @@ laneid = Intrinsic("laneid", """laneid()
 
 The thread's lane in its warp, 0 to 31 (uint32).""")
 
-# name -> (CUDA function, doc).  Each takes (array, index, value) and returns
-# the old value; atomic_cas takes (array, index, compare, value).
+# name -> CUDA function.  Each takes (array, index, value) and returns the
+# old value; atomic_cas takes (array, index, compare, value).
 ATOMICS = {
     "atomic_add": "atomicAdd", "atomic_sub": "atomicSub", "atomic_exch": "atomicExch",
     "atomic_min": "atomicMin", "atomic_max": "atomicMax", "atomic_inc": "atomicInc",

@@ -363,7 +363,6 @@ class _Generated:
         self.functions = []      # C source of device functions, callees first
         self.device = {}         # (func, types) -> (cname, return type); None while in progress
         self.snippets = set()
-        self.names = set()
 
 
 class _Function:
@@ -388,7 +387,6 @@ class _Function:
         self.params = []          # (pyname, cname, type, _ArrayRef or None)
         self.arrays = {}
         self.shared_decls = {}
-        self.stored = set()
 
     # ------------------------------------------------------------ errors
     def error(self, msg, line=None):
