@@ -83,7 +83,7 @@ _CONSTRUCTS = {
     "LIST_TO_TUPLE": "list", "UNPACK_EX": "starred assignment",
     "LOAD_FAST_AND_CLEAR": "comprehension", "GET_AITER": "async for",
     "GET_ANEXT": "async for", "END_ASYNC_FOR": "async for", "COPY_DICT_WITHOUT_KEYS": "match statement",
-    "DICT_MERGE": "dict", "LOAD_CLASSDEREF": "class body", "LOAD_FROM_DICT_OR_DEREF": "class body",
+    "LOAD_CLASSDEREF": "class body", "LOAD_FROM_DICT_OR_DEREF": "class body",
     "LOAD_FROM_DICT_OR_GLOBALS": "class body", "LOAD_SUPER_ATTR": "super()",
     "SETUP_ANNOTATIONS": "annotations", "PRINT_EXPR": "interactive expression",
 }
