@@ -61,7 +61,8 @@ _LAZY_MODULES = ("random", "profiler", "stats", "datasets", "scipy", "jit")
 _LAZY_ATTRS = {"benchmark": ("profiler", "benchmark"),
                "RawKernel": ("_raw", "RawKernel"), "RawModule": ("_raw", "RawModule"),
                "ElementwiseKernel": ("_userkernels", "ElementwiseKernel"),
-               "ReductionKernel": ("_userkernels", "ReductionKernel")}
+               "ReductionKernel": ("_userkernels", "ReductionKernel"),
+               "fuse": ("_fusion", "fuse")}
 
 
 def __getattr__(name):

@@ -278,9 +278,11 @@ class _Builder:
 
 def elementwise_source(name, params, dtypes, raw_ndims, ndim, contiguous, operation,
                        preamble="", loop_prep="", after_loop="", placeholders=None,
-                       scalar_params=()):
+                       scalar_params=(), ctype_of=ctype):
     """The CUDA source of an elementwise kernel for one layout: `ndim`
-    collapsed dims with strides, or contiguous arrays indexed directly."""
+    collapsed dims with strides, or contiguous arrays indexed directly.
+    `ctype_of` names element types (fuse uses the storage types of
+    ufunc_ops.cuh)."""
     placeholders = placeholders or {}
     head = [_prelude(dtypes, placeholders, preamble)]
     head.append("struct _ga_ind { long long _n; __device__ long long size() const "
@@ -293,7 +295,7 @@ def elementwise_source(name, params, dtypes, raw_ndims, ndim, contiguous, operat
     body = []
     strided = []
     for p, dt, nd in zip(params, dtypes, raw_ndims):
-        t = ctype(dt)
+        t = ctype_of(dt)
         if p.raw:
             sname, struct = raw_struct(p.name, dt, nd)
             head.append(struct)
@@ -309,7 +311,7 @@ def elementwise_source(name, params, dtypes, raw_ndims, ndim, contiguous, operat
     for p, dt in zip(params, dtypes):
         if p.raw or p.name in scalar_params:
             continue
-        t = ctype(dt)
+        t = ctype_of(dt)
         if contiguous:
             where = f"(({'' if p.output else 'const '}{t} *)_p_{p.name})[i]"
         else:
@@ -498,7 +500,7 @@ extern "C" __global__ void __launch_bounds__(GA_REDUCE_THREADS)
 
 def reduction_source(name, arrays, array_dtypes, scalars, scalar_dtypes, out_name, out_dtype,
                      map_expr, reduce_expr, post_map_expr, identity, reduce_type, preamble,
-                     placeholders):
+                     placeholders, ctype_of=ctype):
     """The CUDA source of a user reduction (main and finishing kernels).
     `arrays` / `scalars`: parameter names, in the order the C launch packs
     them (src/reduction.c, _reduce_launch)."""
@@ -511,15 +513,15 @@ def reduction_source(name, arrays, array_dtypes, scalars, scalar_dtypes, out_nam
         fields += f"    ga_kscalar sc[{len(scalars)}];\n"
     if not fields:
         fields = "    char _unused;\n"
-    sc = "".join(f"    {ctype(dt)} {n};\n    memcpy(&{n}, _f.sc[{k}].v.bytes, sizeof({n}));\n"
+    sc = "".join(f"    {ctype_of(dt)} {n};\n    memcpy(&{n}, _f.sc[{k}].v.bytes, sizeof({n}));\n"
                  for k, (n, dt) in enumerate(zip(scalars, scalar_dtypes)))
     bases = "".join(f"            const char *_b{k} = _f.p[{k - 1}] + "
                     f"ga_offset(_o, _a.kept, _f.kin[{k - 1}]);\n" for k in range(1, m))
     bases = "            const char *_b0 = _a.in + ga_offset(_o, _a.kept, _a.kept_in);\n" + bases
-    t0 = ctype(array_dtypes[0])
+    t0 = ctype_of(array_dtypes[0])
     loads = f"                const {t0} {arrays[0]} = _v0;\n"
     for k in range(1, m):
-        t = ctype(array_dtypes[k])
+        t = ctype_of(array_dtypes[k])
         loads += (f"                const {t} {arrays[k]} = *(const {t} *)(_b{k} + "
                   f"(_a.red.ndim == 1 ? _j * _f.rin[{k - 1}].s[0] : "
                   f"ga_offset(_j, _a.red, _f.rin[{k - 1}])));\n")
@@ -546,7 +548,7 @@ def reduction_source(name, arrays, array_dtypes, scalars, scalar_dtypes, out_nam
         prelude=_prelude(all_dtypes, placeholders), reduce_type=reduce_type, preamble=preamble,
         reduce_expr=reduce_expr, identity=identity, fields=fields, name=name, scalars=sc,
         bases=bases, t0=t0, loads=loads, map_expr=map_expr, loop=loop,
-        out_t=ctype(out_dtype), out_name=out_name, post_map_expr=post_map_expr)
+        out_t=ctype_of(out_dtype), out_name=out_name, post_map_expr=post_map_expr)
 
 
 def _normalize_axis(axis, ndim):

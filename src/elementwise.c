@@ -895,6 +895,8 @@ py_where(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     operand ops[3] = {{0}};
     int out_code, in_codes[3];
     PyObject *r = NULL;
+    if (ga_try_function_override("where", args, nargs, 3, NULL, &r) == 0)
+        return r;
     if (nargs == 1) {
         PyObject *nz = ga_helper("nonzero");
         return nz ? PyObject_CallOneArg(nz, args[0]) : NULL;
@@ -957,6 +959,8 @@ ufunc_vectorcall(ga_ufunc *uf, PyObject *const *args, size_t nargsf, PyObject *k
     PyArray_Descr *dtype = NULL;
     NPY_CASTING casting = NPY_SAME_KIND_CASTING;
     PyObject *r = NULL, *where = NULL;
+    if (ga_try_ufunc_override((PyObject *)uf, args, nargsf, kwnames, &r) == 0)
+        return r;
     if (nargs < info->nin || nargs > info->nin + 1) {
         PyErr_Format(PyExc_TypeError, "%s() takes from %d to %d positional arguments but %zd "
                      "were given", info->name, info->nin, info->nin + 1, nargs);

@@ -277,6 +277,16 @@ int ga_try_from_cai(PyObject *obj, PyObject **out);
 /* __array_ufunc__ / __array_function__: handed to the Python helpers. */
 PyObject *ga_array_array_ufunc(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_array_function(PyObject *self, PyObject *args, PyObject *kwds);
+/* NumPy's override protocols for gpuarr's own functions: when an argument
+ * is a foreign object defining __array_ufunc__ (NEP 13) or
+ * __array_function__ (NEP 18), call it with `ufunc` / gpuarr._core.<name>
+ * and set *result (NULL with an exception on failure); 0 when handed over,
+ * -2 when no argument overrides.  Only the first `nrelevant` positional
+ * arguments are looked at (NumPy's "relevant arguments"). */
+int ga_try_ufunc_override(PyObject *ufunc, PyObject *const *args, size_t nargsf,
+                          PyObject *kwnames, PyObject **result);
+int ga_try_function_override(const char *name, PyObject *const *args, Py_ssize_t nargs,
+                             Py_ssize_t nrelevant, PyObject *kwnames, PyObject **result);
 /* __dlpack__ / __dlpack_device__. */
 PyObject *ga_array_dlpack(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_dlpack_device(PyObject *self, PyObject *unused);

@@ -11,6 +11,12 @@
  * - __array_ufunc__ / __array_function__ hand NumPy calls to the Python
  *   helpers "array_ufunc" / "array_function" (gpuarr/_interop.py), which
  *   map NumPy's functions to gpuarr's and move host arguments to the device.
+ * - The same protocols the other way (NEP 13, NEP 18): when an argument of
+ *   gpuarr's own ufuncs, where() or reductions is an object gpuarr does not
+ *   know that defines __array_ufunc__ / __array_function__ (a Dask array,
+ *   gpuarr.fuse's tracing proxies), the call is handed to it, as NumPy does
+ *   for its functions.  Only such foreign objects are looked at, so the usual
+ *   call (device arrays, scalars) pays a type check per argument.
  */
 #include "gpuarr.h"
 
@@ -148,6 +154,112 @@ fail:
     Py_XDECREF(descr);
     Py_XDECREF(cai);
     return -1;
+}
+
+/* An argument gpuarr handles itself: device arrays, NumPy arrays and
+ * scalars, Python numbers, None, sequences (converted, never overriding). */
+static int
+known_argument(PyObject *o)
+{
+    return ga_array_check(o) || PyArray_Check(o) || PyArray_IsScalar(o, Generic) ||
+           PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || o == Py_None ||
+           PyTuple_Check(o) || PyList_Check(o) || PyUnicode_Check(o);
+}
+
+/* The first of args[0..n) whose type defines `protocol`, or NULL.  Device
+ * arrays of other libraries (CuPy, Numba, PyTorch: they export
+ * __cuda_array_interface__) are gpuarr's to convert without a copy, so they
+ * never override. */
+static PyObject *
+overriding_argument(PyObject *const *args, Py_ssize_t n, const char *protocol)
+{
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject *o = args[i];
+        if (known_argument(o))
+            continue;
+        if (PyObject_HasAttrString((PyObject *)Py_TYPE(o), protocol) &&
+            !PyObject_HasAttrString(o, "__cuda_array_interface__"))
+            return o;
+    }
+    return NULL;
+}
+
+int
+ga_try_ufunc_override(PyObject *ufunc, PyObject *const *args, size_t nargsf, PyObject *kwnames,
+                      PyObject **result)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *o = overriding_argument(args, nargs, "__array_ufunc__");
+    if (o == NULL)
+        return -2;
+    PyObject *meth = PyObject_GetAttrString(o, "__array_ufunc__");
+    PyObject *full = meth ? PyTuple_New(nargs + 2) : NULL, *kw = NULL;
+    *result = NULL;
+    if (full == NULL)
+        goto done;
+    PyTuple_SET_ITEM(full, 0, Py_NewRef(ufunc));
+    PyTuple_SET_ITEM(full, 1, PyUnicode_FromString("__call__"));
+    for (Py_ssize_t i = 0; i < nargs; ++i)
+        PyTuple_SET_ITEM(full, i + 2, Py_NewRef(args[i]));
+    if (kwnames != NULL) {
+        kw = PyDict_New();
+        for (Py_ssize_t k = 0; kw && k < PyTuple_GET_SIZE(kwnames); ++k)
+            if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0)
+                Py_CLEAR(kw);
+        if (kw == NULL)
+            goto done;
+    }
+    *result = PyObject_Call(meth, full, kw);
+    if (*result == Py_NotImplemented) {
+        Py_CLEAR(*result);
+        PyErr_Format(PyExc_TypeError, "operand type(s) all returned NotImplemented from "
+                     "__array_ufunc__(%R, '__call__', ...)", ufunc);
+    }
+done:
+    Py_XDECREF(meth);
+    Py_XDECREF(full);
+    Py_XDECREF(kw);
+    return 0;
+}
+
+int
+ga_try_function_override(const char *name, PyObject *const *args, Py_ssize_t nargs,
+                         Py_ssize_t nrelevant, PyObject *kwnames, PyObject **result)
+{
+    PyObject *o = overriding_argument(args, nrelevant < nargs ? nrelevant : nargs,
+                                      "__array_function__");
+    if (o == NULL)
+        return -2;
+    PyObject *mod = PyImport_ImportModule("gpuarr._core");
+    PyObject *func = mod ? PyObject_GetAttrString(mod, name) : NULL;
+    PyObject *meth = func ? PyObject_GetAttrString(o, "__array_function__") : NULL;
+    PyObject *types = meth ? PyTuple_Pack(1, (PyObject *)Py_TYPE(o)) : NULL;
+    PyObject *pargs = types ? PyTuple_New(nargs) : NULL, *kw = NULL;
+    *result = NULL;
+    Py_XDECREF(mod);
+    if (pargs == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < nargs; ++i)
+        PyTuple_SET_ITEM(pargs, i, Py_NewRef(args[i]));
+    kw = PyDict_New();
+    for (Py_ssize_t k = 0; kw && kwnames && k < PyTuple_GET_SIZE(kwnames); ++k)
+        if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0)
+            Py_CLEAR(kw);
+    if (kw == NULL)
+        goto done;
+    *result = PyObject_CallFunctionObjArgs(meth, func, types, pargs, kw, NULL);
+    if (*result == Py_NotImplemented) {
+        Py_CLEAR(*result);
+        PyErr_Format(PyExc_TypeError, "no implementation found for 'gpuarr.%s' on types that "
+                     "implement __array_function__: [%R]", name, (PyObject *)Py_TYPE(o));
+    }
+done:
+    Py_XDECREF(func);
+    Py_XDECREF(meth);
+    Py_XDECREF(types);
+    Py_XDECREF(pargs);
+    Py_XDECREF(kw);
+    return 0;
 }
 
 static PyObject *

@@ -849,7 +849,10 @@ fail:
 static PyObject *
 reduce_call(int fn, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *vals[P_NPARAMS];
+    PyObject *vals[P_NPARAMS], *r;
+    if (self == NULL && nargs > 0 &&
+        ga_try_function_override(funcs[fn].name, args, nargs, 1, kwnames, &r) == 0)
+        return r;
     if (parse_args(&funcs[fn], self != NULL, args, nargs, kwnames, vals) < 0)
         return NULL;
     return reduce_impl(fn, self != NULL ? self : vals[P_A], vals);

@@ -282,7 +282,7 @@ ew_call(ew_kernel *self, PyObject *args, PyObject *kwds)
     } else {
         if (PyErr_Occurred())
             goto done;
-        plan_obj = PyObject_CallMethod((PyObject *)self, "_make_plan", "O", args);
+        plan_obj = PyObject_CallMethod((PyObject *)self, "_make_plan", "(O)", args);
         if (plan_obj == NULL)
             goto done;
         if (PyDict_SetItem(self->plans, keyobj, plan_obj) < 0)
