@@ -36,7 +36,6 @@ To bring the outputs of a GPU run into a checkout, from its root:
 (the archive of a run without a GPU unpacks into notebooks-no-gpu/ instead).
 """
 import argparse
-import datetime
 import glob
 import hashlib
 import importlib
@@ -143,22 +142,36 @@ def kernel_spec(folder, python_path):
     return KERNEL_NAME
 
 
+_MACHINE = r"""
+import datetime, json, platform
+import numpy
+import gpuarr as gp
+info = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "gpus": [], "python": platform.python_version(), "numpy": numpy.__version__,
+        "gpuarr": gp.__version__}
+if gp.is_available():
+    info["gpus"] = [gp.cuda.Device(i).name for i in range(gp.cuda.get_device_count())]
+else:
+    try:
+        gp.zeros(1)
+    except Exception as exc:
+        info["no_gpu"] = f"{type(exc).__name__}: {exc}"
+print(json.dumps(info))
+"""
+
+
 def machine():
-    """What the run's metadata records: GPUs (empty without one), date, versions."""
-    if REPO not in sys.path:
-        sys.path.insert(0, REPO)
-    import numpy
-    import gpuarr as gp
-    info = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "gpus": [], "python": platform.python_version(), "numpy": numpy.__version__,
-            "gpuarr": gp.__version__}
-    if gp.is_available():
-        info["gpus"] = [gp.cuda.Device(i).name for i in range(gp.cuda.get_device_count())]
-    else:
-        try:
-            gp.zeros(1)
-        except Exception as exc:  # the reason, as gpuarr words it
-            info["no_gpu"] = f"{type(exc).__name__}: {exc}"
+    """What the run's metadata records: GPUs (empty without one), date,
+    versions, commit.  Asked in a separate process, so that this one holds
+    no CUDA context while the notebooks run."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [REPO] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    out = subprocess.run([sys.executable, "-c", _MACHINE], env=env, capture_output=True,
+                         text=True)
+    if out.returncode:
+        sys.exit(f"cannot import gpuarr from {REPO} (build it first, e.g. with --build):\n"
+                 f"{out.stderr.strip()}")
+    info = json.loads(out.stdout)
     try:
         info["commit"] = subprocess.check_output(["git", "rev-parse", "HEAD"], cwd=REPO,
                                                  stderr=subprocess.DEVNULL, text=True).strip()
