@@ -196,6 +196,7 @@ def load_ipython_extension(ipython):
     @register_cell_magic
     def requires(line, cell):
         """%%requires REQ ...: run the cell only when every requirement is met."""
+        __tracebackhide__ = True     # a cell's error shows the cell, not this function
         reasons = missing(*line.split())
         if reasons:
             print("Skipped: " + "; ".join(reasons))
