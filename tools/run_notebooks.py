@@ -270,9 +270,6 @@ def pack(out, results, folder):
     with tarfile.open(tmp, "w:gz") as tar:
         for r in results:
             tar.add(r["target"], arcname=f"{folder}/{r['name']}")
-        summary = os.path.join(out, "summary.txt")
-        if os.path.exists(summary):
-            tar.add(summary, arcname=f"{folder}/run-summary.txt")
     os.replace(tmp, archive)
     return archive
 
