@@ -187,8 +187,9 @@ def run_notebook(path, kernel_name, timeout):
     notebooks/), stopping at the first cell error.  Returns the executed
     notebook, with the hash of each executed cell's source in its metadata,
     and a dict: name, seconds, error (None or 'Type: message'), failed_cell
-    (the index of the cell that failed or timed out), skipped (the
-    'Skipped: ...' lines of the cells that skipped their work)."""
+    (the index of the cell that failed or timed out) and failed_source (its
+    first lines), skipped (the 'Skipped: ...' lines of the cells that
+    skipped their work)."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
@@ -230,8 +231,11 @@ def run_notebook(path, kernel_name, timeout):
                 skipped.append(f"cell {i}: {out['text'].splitlines()[0]}")
     if kernelspec is not None:
         nb.metadata["kernelspec"] = kernelspec
+    where = ""
+    if failed is not None:
+        where = " | ".join(line for line in nb.cells[failed].source.splitlines()[:3] if line)
     return nb, {"name": os.path.basename(path), "seconds": seconds, "error": error,
-                "failed_cell": failed, "skipped": skipped}
+                "failed_cell": failed, "failed_source": where, "skipped": skipped}
 
 
 def coalesce_streams(outputs):
@@ -287,6 +291,7 @@ def summary_lines(info, results, total):
                      f"{flag}")
         if r["error"]:
             lines.append(f"    {r['error']}")
+            lines.append(f"    the cell begins: {r['failed_source']}")
         lines += [f"    {s}" for s in r["skipped"]]
     failed = sum(r["error"] is not None for r in results)
     lines += ["", f"{len(results) - failed} of {len(results)} notebooks ran without an error "
