@@ -15,7 +15,13 @@ prints one line in CuPy's layout (the figures here only show the layout):
 
 The loop itself (event records, host clock, synchronisation) is C
 (src/benchmark.c); this module checks the arguments and holds the result.
+
+In IPython or Jupyter, ``%load_ext gpuarr.profiler`` adds ``%gpu_timeit``
+(a statement) and ``%%gpu_timeit`` (a cell), which print benchmark()'s
+summary, with CuPy's options: ``-n`` repeats, ``-w`` warm-up calls,
+``--max-duration`` seconds; ``-o`` also returns the PerfCaseResult.
 """
+import inspect
 import math
 import numbers
 
@@ -124,3 +130,92 @@ def benchmark(func, args=(), kwargs={}, n_repeat=10000, *, name=None, n_warmup=1
     cpu, gpu = _core._benchmark(func, args, kwargs, n_repeat, n_warmup, float(max_duration),
                                 devices)
     return PerfCaseResult(name, _numpy.concatenate([cpu[None, :], gpu]), devices)
+
+
+# ============================================================== IPython ====
+#
+# %load_ext gpuarr.profiler adds %gpu_timeit and %%gpu_timeit (CuPy 14's
+# magic of the same name and options): benchmark() of a statement or a cell,
+# printing its summary line.  IPython is imported only here.
+
+_MAGIC_OPTIONS = {"-n": "n_repeat", "--n-repeat": "n_repeat", "-w": "n_warmup",
+                  "--n-warmup": "n_warmup", "--max-duration": "max_duration"}
+_MAGIC_USAGE = ("usage: %gpu_timeit [-n N_REPEAT] [-w N_WARMUP] [--max-duration SECONDS] [-o] "
+                "statement   (or %%gpu_timeit [options] with the code in the cell)")
+
+
+def _parse_magic_line(line):
+    """Split ``[options] code`` into (benchmark keyword arguments, return
+    the result?, code).  Options come first; the first word that is not one
+    starts the code."""
+    kwargs = {key: inspect.signature(benchmark).parameters[key].default
+              for key in set(_MAGIC_OPTIONS.values())}
+    want_result = False
+    words = line.split(" ")
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "":
+            i += 1
+            continue
+        if word == "-o":
+            want_result = True
+            i += 1
+            continue
+        name, eq, value = word.partition("=")
+        if name not in _MAGIC_OPTIONS:
+            break
+        if not eq:
+            i += 1
+            while i < len(words) and words[i] == "":
+                i += 1
+            if i == len(words):
+                raise ValueError(f"{name} needs a value; {_MAGIC_USAGE}")
+            value = words[i]
+        key = _MAGIC_OPTIONS[name]
+        try:
+            kwargs[key] = float(value) if key == "max_duration" else int(value)
+        except ValueError:
+            raise ValueError(f"{name} {value!r}: not a number; {_MAGIC_USAGE}") from None
+        i += 1
+    return kwargs, want_result, " ".join(words[i:]).strip()
+
+
+def load_ipython_extension(ipython):
+    """Register %gpu_timeit / %%gpu_timeit (``%load_ext gpuarr.profiler``)."""
+    from IPython.core.magic import Magics, line_cell_magic, magics_class
+
+    @magics_class
+    class GpuTimeitMagics(Magics):
+        @line_cell_magic
+        def gpu_timeit(self, line, cell=None):
+            """Time a statement (%gpu_timeit) or a cell (%%gpu_timeit) with
+            gpuarr.profiler.benchmark and print its summary: host and GPU
+            time per run.  Options: -n/--n-repeat (default 10000),
+            -w/--n-warmup (default 10), --max-duration SECONDS (stop early),
+            -o (return the PerfCaseResult)."""
+            kwargs, want_result, code = _parse_magic_line(line)
+            shell = self.shell
+            if cell is None:
+                if not code:
+                    raise ValueError(_MAGIC_USAGE)
+                source = shell.transform_cell(code)
+                try:
+                    compiled = compile(source, "<gpu_timeit>", "eval")
+                except SyntaxError:
+                    compiled = compile(source, "<gpu_timeit>", "exec")
+            else:
+                if code:
+                    raise ValueError(f"%%gpu_timeit takes options only on its first line, "
+                                     f"got {code!r}; {_MAGIC_USAGE}")
+                compiled = compile(shell.transform_cell(cell), "<gpu_timeit>", "exec")
+            namespace = shell.user_ns
+
+            def run():
+                return eval(compiled, namespace)
+
+            result = benchmark(run, **kwargs)
+            print(result)
+            return result if want_result else None
+
+    ipython.register_magics(GpuTimeitMagics)
