@@ -1313,8 +1313,10 @@ def markdown(run, full=True):
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def write_results(run, out_dirs):
+def write_results(run, out_dirs, tag=None):
     stem = re.sub(r"[^A-Za-z0-9_-]+", "_", run["machine"]["gpu"]).strip("_") or "unknown_gpu"
+    if tag:
+        stem += "-" + re.sub(r"[^A-Za-z0-9_-]+", "_", tag)
     written = []
     for d in dict.fromkeys(pathlib.Path(p).resolve() for p in out_dirs):
         d.mkdir(parents=True, exist_ok=True)
@@ -1332,6 +1334,8 @@ def parse_args(argv):
     p.add_argument("--out", help="also write <gpu>.json and <gpu>.md here")
     p.add_argument("--only", help="cases whose name matches this regular expression")
     p.add_argument("--issue", type=int, help="cases of this issue")
+    p.add_argument("--tag", help="write <gpu>-<tag>.json/.md instead of <gpu>.json/.md (a "
+                   "partial run beside the full one)")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     p.add_argument("--quick", action="store_true", help="fewer repeats")
     p.add_argument("--baseline", action="store_true",
@@ -1396,8 +1400,8 @@ def main(argv=None):
         print(f"[{i:2d}/{len(cases)}] {c.name:<30} "
               + "  ".join(f"{lib} {fmt_cell(cell, rec, both=False)}" for lib, cell in rec["cells"].items())
               + f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
-        write_results(run, out_dirs)
-    written = write_results(run, out_dirs)
+        write_results(run, out_dirs, args.tag)
+    written = write_results(run, out_dirs, args.tag)
     print(f"\ntotal {time.perf_counter() - started:.0f} s; wrote "
           + ", ".join(str(p.relative_to(REPO)) if p.is_relative_to(REPO) else str(p) for p in written))
     print()
