@@ -36,6 +36,9 @@ from ._userkernels import _IN, _SCALAR, _OUT, _Builder
 __all__ = ["fuse", "Fusion", "FuseError"]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# No contraction of a * b + c into one rounding: each operation rounds as
+# gpuarr's separate calls do, so a fused function gives their answers.
+_OPTIONS = ("--fmad=false",)
 _TO_BOOL = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 _NUMPY_NAME = {"divide": "true_divide", "abs": "absolute", "conj": "conjugate"}
 _STORAGE = {"bool": "ga_t_b", "int8": "ga_t_i8", "int16": "ga_t_i16", "int32": "ga_t_i32",
@@ -484,12 +487,12 @@ class Fusion(_core._EWKernelBase):
         def source_for(ndim, contiguous):
             return _uk.elementwise_source(name, plist, dtypes, (1,) * len(allp), ndim,
                                           contiguous, operation, scalar_params=scalars,
-                                          ctype_of=_storage)
+                                          ctype_of=_storage, unaliased=True)
 
         if sources:
             return source_for(1, True)
         return _core._EWPlan(tuple(role for _, _, role in allp), dtypes, (1,) * len(allp),
-                             _Builder(source_for, name, ()), return_tuple=as_tuple)
+                             _Builder(source_for, name, _OPTIONS), return_tuple=as_tuple)
 
     def _reduction_plan(self, trace, red, is_array, sources=False):
         names, params = self._params(trace, is_array)
@@ -518,7 +521,7 @@ class Fusion(_core._EWKernelBase):
                                       ctype_of=_storage)
         if sources:
             return source
-        plan = _uk._ReductionPlan(source, self.name, (), arrays, scalars, scalar_dtypes,
+        plan = _uk._ReductionPlan(source, self.name, _OPTIONS, arrays, scalars, scalar_dtypes,
                                   red.dtype)
         what = f"fused {self.name!r}"
 

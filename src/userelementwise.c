@@ -31,6 +31,7 @@
  */
 #include "gpuarr.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define EW_MAX_PARAMS 64
@@ -209,8 +210,12 @@ arg_signature(PyObject *obj, int index, unsigned char *key, int *len, PyObject *
 
 typedef struct {
     PyObject_HEAD
+    vectorcallfunc vectorcall;
     PyObject *plans;          /* dict: signature bytes -> _EWPlan or a callable */
     int n_in, n_out;          /* arguments: n_in, or n_in + n_out with the outputs */
+    PyObject *last_plan;      /* the plan of the last call's signature (a strong ref) */
+    unsigned char last_key[3 * EW_MAX_PARAMS];
+    int last_keylen;
 } ew_kernel;
 
 /* Parameter space: values appended at their alignment, pointers to them
@@ -236,28 +241,63 @@ params_push(ew_params *p, const void *value, size_t size, size_t align)
     return p->buf + at;
 }
 
-static PyObject *
-ew_call(ew_kernel *self, PyObject *args, PyObject *kwds)
+/* The arguments as a tuple and the keywords as a dict (for the Python side:
+ * _make_plan, callable plans). */
+static int
+pack_call(PyObject *const *vargs, Py_ssize_t nargs, PyObject *kwnames, PyObject **args,
+          PyObject **kwds)
 {
-    static char *kwlist[] = {"size", "block_size", "stream", NULL};
+    *args = PyTuple_New(nargs);
+    *kwds = NULL;
+    if (*args == NULL)
+        return -1;
+    for (Py_ssize_t i = 0; i < nargs; ++i)
+        PyTuple_SET_ITEM(*args, i, Py_NewRef(vargs[i]));
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0) {
+        *kwds = PyDict_New();
+        for (Py_ssize_t k = 0; *kwds && k < PyTuple_GET_SIZE(kwnames); ++k)
+            if (PyDict_SetItem(*kwds, PyTuple_GET_ITEM(kwnames, k), vargs[nargs + k]) < 0)
+                Py_CLEAR(*kwds);
+        if (*kwds == NULL) {
+            Py_CLEAR(*args);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *
+ew_vectorcall(ew_kernel *self, PyObject *const *vargs, size_t nargsf, PyObject *kwnames)
+{
     Py_ssize_t size = -1, block_size = 128;
     PyObject *stream_obj = Py_None, *result = NULL, *plan_obj = NULL, *keyobj = NULL;
+    PyObject *args = NULL, *kwds = NULL;
     PyObject *views[EW_MAX_PARAMS] = {NULL};
     ga_array *arrays[EW_MAX_PARAMS] = {NULL};   /* borrowed or owned (allocated outputs) */
     int owned[EW_MAX_PARAMS] = {0};
     unsigned char key[3 * EW_MAX_PARAMS];
     int keylen = 0;
-    ew_params *prm = NULL;
+    ew_params params, *prm = &params;
 
-    if (kwds != NULL && PyDict_GET_SIZE(kwds) > 0) {
-        PyObject *empty = PyTuple_New(0);
-        int ok = empty && PyArg_ParseTupleAndKeywords(empty, kwds, "|$nnO:__call__", kwlist,
-                                                      &size, &block_size, &stream_obj);
-        Py_XDECREF(empty);
-        if (!ok)
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    for (Py_ssize_t k = 0; kwnames != NULL && k < PyTuple_GET_SIZE(kwnames); ++k) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, k), *v = vargs[nargs + k];
+        if (PyUnicode_CompareWithASCIIString(name, "stream") == 0) {
+            stream_obj = v;
+            continue;
+        }
+        Py_ssize_t *dst = PyUnicode_CompareWithASCIIString(name, "size") == 0 ? &size
+                          : PyUnicode_CompareWithASCIIString(name, "block_size") == 0
+                          ? &block_size : NULL;
+        if (dst == NULL) {
+            PyErr_Format(PyExc_TypeError, "the kernel got an unexpected keyword argument '%U' "
+                         "(it takes size=, block_size= and stream=)", name);
+            return NULL;
+        }
+        *dst = PyLong_AsSsize_t(v);
+        if (*dst == -1 && PyErr_Occurred())
             return NULL;
     }
-    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
     if (nargs != self->n_in && nargs != self->n_in + self->n_out) {
         PyErr_Format(PyExc_TypeError, "wrong number of arguments: this kernel takes %d inputs%s "
                      "(%d with its outputs), got %zd", self->n_in,
@@ -271,26 +311,34 @@ ew_call(ew_kernel *self, PyObject *args, PyObject *kwds)
         return NULL;
     }
     for (Py_ssize_t i = 0; i < nargs; ++i)
-        if (arg_signature(PyTuple_GET_ITEM(args, i), (int)i, key, &keylen, &views[i]) < 0)
+        if (arg_signature(vargs[i], (int)i, key, &keylen, &views[i]) < 0)
             goto done;
-    keyobj = PyBytes_FromStringAndSize((const char *)key, keylen);
-    if (keyobj == NULL)
-        goto done;
-    plan_obj = PyDict_GetItemWithError(self->plans, keyobj);
-    if (plan_obj != NULL) {
-        Py_INCREF(plan_obj);
+    if (self->last_plan != NULL && keylen == self->last_keylen &&
+        memcmp(key, self->last_key, (size_t)keylen) == 0) {
+        plan_obj = Py_NewRef(self->last_plan);       /* the same signature as last time */
     } else {
-        if (PyErr_Occurred())
+        keyobj = PyBytes_FromStringAndSize((const char *)key, keylen);
+        if (keyobj == NULL)
             goto done;
-        plan_obj = PyObject_CallMethod((PyObject *)self, "_make_plan", "(O)", args);
-        if (plan_obj == NULL)
-            goto done;
-        if (PyDict_SetItem(self->plans, keyobj, plan_obj) < 0)
-            goto done;
+        plan_obj = PyDict_GetItemWithError(self->plans, keyobj);
+        if (plan_obj != NULL) {
+            Py_INCREF(plan_obj);
+        } else {
+            if (PyErr_Occurred() || pack_call(vargs, nargs, kwnames, &args, &kwds) < 0)
+                goto done;
+            plan_obj = PyObject_CallMethod((PyObject *)self, "_make_plan", "(O)", args);
+            if (plan_obj == NULL || PyDict_SetItem(self->plans, keyobj, plan_obj) < 0)
+                goto done;
+        }
+        Py_XSETREF(self->last_plan, Py_NewRef(plan_obj));
+        memcpy(self->last_key, key, (size_t)keylen);
+        self->last_keylen = keylen;
     }
     if (!PyObject_TypeCheck(plan_obj, &EW_PlanType)) {
         /* a signature that is not one elementwise launch (fuse: NumPy
          * inputs, a trailing reduction): the plan is a Python callable */
+        if (args == NULL && pack_call(vargs, nargs, kwnames, &args, &kwds) < 0)
+            goto done;
         result = PyObject_Call(plan_obj, args, kwds);
         goto done;
     }
@@ -303,7 +351,7 @@ ew_call(ew_kernel *self, PyObject *args, PyObject *kwds)
     /* device and stream: those of the arrays (all on one device) */
     int device = -1;
     for (Py_ssize_t i = 0; i < nargs; ++i) {
-        PyObject *o = views[i] ? views[i] : PyTuple_GET_ITEM(args, i);
+        PyObject *o = views[i] ? views[i] : vargs[i];
         if (ga_array_check(o)) {
             arrays[i] = (ga_array *)o;
             if (device < 0)
@@ -463,11 +511,6 @@ ew_call(ew_kernel *self, PyObject *args, PyObject *kwds)
         if (fn == NULL)
             goto done;
 
-        prm = PyMem_Malloc(sizeof(ew_params));
-        if (prm == NULL) {
-            PyErr_NoMemory();
-            goto done;
-        }
         prm->used = 0;
         prm->n = 0;
         int64_t n64 = (int64_t)n;
@@ -506,7 +549,7 @@ ew_call(ew_kernel *self, PyObject *args, PyObject *kwds)
                     goto done;
             } else {
                 ga_kscalar v;
-                if (ga_scalar_to_bytes(PyTuple_GET_ITEM(args, i), plan->descrs[i], &v) < 0)
+                if (ga_scalar_to_bytes(vargs[i], plan->descrs[i], &v) < 0)
                     goto done;
                 size_t item = (size_t)PyDataType_ELSIZE(plan->descrs[i]);
                 size_t align = PyDataType_ALIGNMENT(plan->descrs[i]);
@@ -542,7 +585,8 @@ ew_call(ew_kernel *self, PyObject *args, PyObject *kwds)
             PyTuple_SET_ITEM(result, k, Py_NewRef((PyObject *)arrays[outs[k]]));
     }
 done:
-    PyMem_Free(prm);
+    Py_XDECREF(args);
+    Py_XDECREF(kwds);
     for (int i = 0; i < EW_MAX_PARAMS; ++i) {
         Py_XDECREF(views[i]);
         if (owned[i])
@@ -559,6 +603,7 @@ ew_kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     ew_kernel *self = (ew_kernel *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
+    self->vectorcall = (vectorcallfunc)ew_vectorcall;
     self->plans = PyDict_New();
     if (self->plans == NULL) {
         Py_DECREF(self);
@@ -571,6 +616,7 @@ static void
 ew_kernel_dealloc(ew_kernel *self)
 {
     Py_XDECREF(self->plans);
+    Py_XDECREF(self->last_plan);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -589,6 +635,7 @@ ew_kernel_configure(ew_kernel *self, PyObject *args)
     self->n_in = n_in;
     self->n_out = n_out;
     PyDict_Clear(self->plans);
+    Py_CLEAR(self->last_plan);
     Py_RETURN_NONE;
 }
 
@@ -615,8 +662,9 @@ static PyTypeObject EW_KernelType = {
     .tp_name = "gpuarr._core._EWKernelBase",
     .tp_basicsize = sizeof(ew_kernel),
     .tp_dealloc = (destructor)ew_kernel_dealloc,
-    .tp_call = (ternaryfunc)ew_call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_vectorcall_offset = offsetof(ew_kernel, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_doc = "The C call of gpuarr's elementwise user kernels (see gpuarr.ElementwiseKernel).",
     .tp_methods = ew_kernel_methods,
     .tp_getset = ew_kernel_getset,

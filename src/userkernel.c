@@ -36,6 +36,7 @@
  */
 #include "gpuarr.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define UK_MAX_DEVICES 64
@@ -371,6 +372,7 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
+    vectorcallfunc vectorcall;
     uk_entry *entries;       /* UK_MAX_DEVICES, allocated on the first call */
     int cooperative;
 } uk_kernel;
@@ -438,11 +440,12 @@ ga_uk_launch(void *fn, int cooperative, const unsigned int grid[3], const unsign
     return ga_check_launch(err, name, stream);
 }
 
+/* kernel(grid, block, args, shared_mem=0, stream=None), by vectorcall. */
 static PyObject *
-kernel_call(uk_kernel *self, PyObject *args, PyObject *kwds)
+kernel_vectorcall(uk_kernel *self, PyObject *const *vargs, size_t nargsf, PyObject *kwnames)
 {
-    static char *kwlist[] = {"grid", "block", "args", "shared_mem", "stream", NULL};
-    PyObject *grid_obj, *block_obj, *kargs, *stream_obj = Py_None;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *grid_obj, *block_obj, *kargs, *stream_obj = Py_None, *smem_obj = NULL;
     Py_ssize_t shared_mem = 0;
     unsigned int grid[3], block[3];
     uk_slot stack_slots[UK_STACK_ARGS];
@@ -453,9 +456,33 @@ kernel_call(uk_kernel *self, PyObject *args, PyObject *kwds)
     int device;
     cudaStream_t stream;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|n$O:__call__", kwlist, &grid_obj,
-                                     &block_obj, &kargs, &shared_mem, &stream_obj))
+    if (nargs < 3 || nargs > 4) {
+        PyErr_Format(PyExc_TypeError, "a kernel is called as kernel(grid, block, args, "
+                     "shared_mem=0, stream=None); got %zd positional arguments", nargs);
         return NULL;
+    }
+    grid_obj = vargs[0];
+    block_obj = vargs[1];
+    kargs = vargs[2];
+    if (nargs == 4)
+        smem_obj = vargs[3];
+    for (Py_ssize_t k = 0; kwnames != NULL && k < PyTuple_GET_SIZE(kwnames); ++k) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, k);
+        if (PyUnicode_CompareWithASCIIString(name, "stream") == 0)
+            stream_obj = vargs[nargs + k];
+        else if (PyUnicode_CompareWithASCIIString(name, "shared_mem") == 0 && smem_obj == NULL)
+            smem_obj = vargs[nargs + k];
+        else {
+            PyErr_Format(PyExc_TypeError, "kernel call got an unexpected or repeated keyword "
+                         "argument '%U'", name);
+            return NULL;
+        }
+    }
+    if (smem_obj != NULL) {
+        shared_mem = PyLong_AsSsize_t(smem_obj);
+        if (shared_mem == -1 && PyErr_Occurred())
+            return NULL;
+    }
     if (!PyTuple_Check(kargs) && !PyList_Check(kargs)) {
         PyErr_Format(PyExc_TypeError, "args must be a tuple of kernel arguments, not %.100s",
                      Py_TYPE(kargs)->tp_name);
@@ -629,6 +656,15 @@ py_function_set_attribute(PyObject *mod, PyObject *args)
     Py_RETURN_NONE;
 }
 
+static PyObject *
+kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    uk_kernel *self = (uk_kernel *)type->tp_alloc(type, 0);
+    if (self != NULL)
+        self->vectorcall = (vectorcallfunc)kernel_vectorcall;
+    return (PyObject *)self;
+}
+
 static void
 kernel_dealloc(uk_kernel *self)
 {
@@ -675,12 +711,13 @@ static PyTypeObject UK_KernelType = {
     .tp_name = "gpuarr._core._KernelBase",
     .tp_basicsize = sizeof(uk_kernel),
     .tp_dealloc = (destructor)kernel_dealloc,
-    .tp_call = (ternaryfunc)kernel_call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_vectorcall_offset = offsetof(uk_kernel, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_doc = "The C launch shared by gpuarr's user kernels (see gpuarr.RawKernel).",
     .tp_methods = kernel_methods,
     .tp_getset = kernel_getset,
-    .tp_new = PyType_GenericNew,
+    .tp_new = kernel_new,
 };
 
 static PyMethodDef userkernel_functions[] = {

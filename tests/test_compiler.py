@@ -234,13 +234,15 @@ def test_planted_file_writable_by_others_is_not_loaded(cache):
 def test_missing_nvrtc_names_every_place_searched(monkeypatch, tmp_path):
     monkeypatch.setattr(compiler, "_lib", None)
     monkeypatch.setenv("CUDA_HOME", str(tmp_path / "no-cuda"))
-    monkeypatch.setattr(compiler, "_candidates", lambda real=compiler._candidates: [
-        (place, path if os.sep in path else "libnvrtc-does-not-exist.so")
-        for place, path in real() if "/usr/local/cuda" not in path])
+    site = tmp_path / "site-packages" / "nvidia" / "cu13" / "lib"
+    monkeypatch.setattr(compiler, "_candidates", lambda: [
+        ("$CUDA_HOME/lib64", str(tmp_path / "no-cuda" / "lib64" / "libnvrtc.so.13")),
+        (str(site), str(site / "libnvrtc.so.13")),
+        ("the system library path", "libnvrtc-does-not-exist.so.13")])
     with pytest.raises(compiler.NVRTCError) as info:
-        compiler.compile_code(VADD, arch=90)
+        compiler._nvrtc()
     msg = str(info.value)
-    assert "$CUDA_HOME/lib64" in msg and "the system library path" in msg
+    assert "$CUDA_HOME/lib64" in msg and str(site) in msg and "the system library path" in msg
     assert 'pip install "gpuarr[nvrtc]"' in msg
 
 

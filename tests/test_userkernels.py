@@ -59,7 +59,12 @@ def test_generic_types(dtype, rng):
     with np.errstate(over="ignore"):
         want = x * y + x
     if np.dtype(dtype).kind in "fc":
-        np.testing.assert_allclose(got.get(), want, rtol=2e-3 if dtype == np.float16 else 1e-6)
+        # NVRTC contracts x * y + x into one fused multiply-add (CUDA's default,
+        # as in CuPy), which rounds once where NumPy rounds twice: the bound is
+        # a few ulps of |x * y| + |x|
+        eps = np.finfo(dtype).eps
+        bound = 4 * eps * (np.abs(x.astype(np.complex128) * y) + np.abs(x))
+        assert (np.abs(got.get().astype(np.complex128) - want) <= bound).all()
     else:
         np.testing.assert_array_equal(got.get(), want)
 
@@ -87,7 +92,7 @@ def test_non_contiguous_and_reduce_dims(rng):
                                   reduce_dims=reduce_dims)
         got = kk(dx, dy)
         np.testing.assert_allclose(got.get(), x[:, ::-2, 1::3] - 2 * y[::2])
-    out = gp.zeros((6, 4, 10), dtype=gp.float64)[:, :, ::3]
+    out = gp.zeros((6, 4, 9), dtype=gp.float64)[:, :, ::3]
     k(dx, dy, out)
     np.testing.assert_allclose(out.get(), x[:, ::-2, 1::3] - 2 * y[::2])
 
@@ -158,7 +163,6 @@ def test_elementwise_errors():
     with pytest.raises(gp.cuda.CompileException, match="syntax"):
         bad(gp.zeros(3))
     with pytest.raises(ValueError, match="broadcast"):
-        k(gp.zeros(3, dtype=gp.float32), gp.zeros(3, dtype=gp.float32)) and None
         gp.ElementwiseKernel("T x, T y", "T z", "z = x", "bc")(gp.zeros(3), gp.zeros(4))
 
 
