@@ -23,7 +23,6 @@ fused raises FuseError naming it.  Differences from CuPy: no ``out=``
 inside the function, no in-place operators on arguments, no control flow
 on traced values (use ``gp.where``); complex reductions are not fused.
 """
-import inspect
 import math
 import re
 
@@ -375,11 +374,10 @@ class Fusion(_core._EWKernelBase):
     def __init__(self, func, kernel_name=None):
         if not callable(func):
             raise TypeError("fuse() decorates a function")
-        try:
-            params = list(inspect.signature(func).parameters.values())
-        except (TypeError, ValueError):
-            raise TypeError("fuse() needs a Python function with a signature") from None
-        if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+        code = getattr(func, "__code__", None)
+        if code is None:
+            raise TypeError("fuse() needs a Python function (one with a __code__)")
+        if code.co_flags & 0x0C or code.co_kwonlyargcount:   # *args, **kwargs
             raise FuseError("a fused function takes positional parameters only (no *args, "
                             "**kwargs or keyword-only parameters)")
         name = kernel_name or getattr(func, "__name__", "fused")
@@ -391,7 +389,7 @@ class Fusion(_core._EWKernelBase):
         self.__name__ = getattr(func, "__name__", name)
         self.__doc__ = getattr(func, "__doc__", None)
         self.__wrapped__ = func
-        self.nin = len(params)
+        self.nin = code.co_argcount
         self._configure(self.nin, 0)
 
     def _trace(self, args):

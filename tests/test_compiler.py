@@ -35,6 +35,7 @@ def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUARR_CACHE_DIR", str(d))
     monkeypatch.setattr(compiler, "_memory", {})
     monkeypatch.setattr(compiler, "_warned", set())
+    monkeypatch.setattr(compiler, "_dir_checked", None)
     return d
 
 
@@ -202,6 +203,7 @@ def test_cache_writable_by_others_is_not_trusted(cache):
     b = compiler.compile_code(VADD, arch=90)
     os.chmod(cache, 0o777)
     compiler._memory.clear()
+    compiler._dir_checked = None              # as in a new process
     calls = []
     real = compiler._raw_compile
     compiler._raw_compile = lambda *a: calls.append(1) or real(*a)
@@ -233,6 +235,7 @@ def test_planted_file_writable_by_others_is_not_loaded(cache):
 
 def test_missing_nvrtc_names_every_place_searched(monkeypatch, tmp_path):
     monkeypatch.setattr(compiler, "_lib", None)
+    monkeypatch.setattr(compiler, "_located", None)
     monkeypatch.setenv("CUDA_HOME", str(tmp_path / "no-cuda"))
     site = tmp_path / "site-packages" / "nvidia" / "cu13" / "lib"
     monkeypatch.setattr(compiler, "_candidates", lambda: [

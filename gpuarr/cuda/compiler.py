@@ -21,11 +21,11 @@ The cache
 ---------
 Compiled binaries are kept per process in memory and on disk under
 ``$GPUARR_CACHE_DIR``, else ``$XDG_CACHE_HOME/gpuarr/kernels``
-(``~/.cache/gpuarr/kernels``).  A binary's key is a SHA-256 over the source,
+(``~/.cache/gpuarr/kernels``).  A binary's key is a BLAKE2b hash over the source,
 the options, the name expressions, the target architecture and kind, the
 NVRTC library (its path, size and time, so a hit never has to load NVRTC)
 and gpuarr's version.  A file holds a header (format, the payload's size and
-SHA-256, the lowered names of the name expressions) and the binary; it is
+BLAKE2b digest, the lowered names of the name expressions) and the binary; it is
 written to a temporary file in the same folder and renamed into place, so readers never see half a file and two processes compiling
 the same kernel both succeed (the last rename wins, with identical
 contents).  A file whose checksum does not match is recompiled and
@@ -36,16 +36,22 @@ the user's code); a folder that cannot be written (read-only, full)
 degrades to compiling in memory.  Each of these gives one warning naming
 the path, not an error.
 """
-import hashlib
 import os
 import sys
 import threading
 import warnings
 
+try:
+    # BLAKE2 straight from CPython's built-in module: hashlib would load
+    # OpenSSL first (~3 ms), which a warm first call should not pay.
+    from _blake2 import blake2b as _hash
+except ImportError:  # an interpreter without the built-in module
+    from hashlib import blake2b as _hash
+
 __all__ = ["CompileException", "NVRTCError", "compile_code", "nvrtc_version",
            "cache_dir", "find_nvrtc"]
 
-_CACHE_FORMAT = b"gpuarr-kernel-2"
+_CACHE_FORMAT = b"gpuarr-kernel-3"
 
 
 class NVRTCError(RuntimeError):
@@ -129,17 +135,26 @@ def _site_dirs():
     return seen
 
 
+_located = None
+
+
 def _locate():
     """(place, path) of the NVRTC library file to use, found without loading
-    it (a few stat calls); ('the system library path', soname) when no
-    candidate file exists, for dlopen to look up; and the places searched."""
-    places = []
-    for place, path in _candidates():
-        if os.sep not in path or os.path.isfile(path):
-            return place, path, places
-        if place not in places:
-            places.append(place)
-    return None, None, places
+    it (a few stat calls, once a process); ('the system library path',
+    soname) when no candidate file exists, for dlopen to look up; and the
+    places searched."""
+    global _located
+    if _located is None:
+        places = []
+        for place, path in _candidates():
+            if os.sep not in path or os.path.isfile(path):
+                _located = (place, path, places)
+                break
+            if place not in places:
+                places.append(place)
+        else:
+            _located = (None, None, places)
+    return _located
 
 
 _ident = None
@@ -248,7 +263,7 @@ def _supported_archs():
     global _archs
     if _archs is None:
         d = _usable_dir(quiet=True)
-        note = os.path.join(d, "nvrtc-" + hashlib.sha256(_identity().encode()).hexdigest()[:24]
+        note = os.path.join(d, "nvrtc-" + _hash(_identity().encode()).hexdigest()[:24]
                             + ".archs") if d else None
         found = _read(note) if note else None
         if found is not None:
@@ -391,10 +406,17 @@ def _private(st):
     return (not hasattr(os, "getuid") or st.st_uid == os.getuid()) and not (st.st_mode & 0o022)
 
 
+_dir_checked = None
+
+
 def _usable_dir(quiet=False):
     """The cache folder when it can be trusted, created if needed; None
-    (after one warning, unless quiet) when it cannot."""
+    (after one warning, unless quiet) when it cannot.  A folder found good
+    once is not checked again in this process."""
+    global _dir_checked
     d = cache_dir()
+    if d == _dir_checked:
+        return d
     try:
         os.makedirs(d, mode=0o700, exist_ok=True)
         st = os.stat(d)
@@ -408,6 +430,7 @@ def _usable_dir(quiet=False):
                        "user or writable by others), so binaries in it are not trusted; make "
                        "it yours with `chmod 700`")
         return None
+    _dir_checked = d
     return d
 
 
@@ -432,7 +455,7 @@ def _read(path):
     finally:
         if fd >= 0:
             os.close(fd)
-    # header: "<format> <kind> <size> <sha256> <n>\n", then n lines
+    # header: "<format> <kind> <size> <digest> <n>\n", then n lines
     # "<name expression>\t<lowered name>\n", then the binary
     head, sep, rest = blob.partition(b"\n")
     fields = head.split(b" ")
@@ -450,14 +473,14 @@ def _read(path):
             lowered[expr] = low
     except (ValueError, UnicodeDecodeError):
         return None
-    if len(rest) != size or hashlib.sha256(rest).hexdigest() != digest:
+    if len(rest) != size or _hash(rest).hexdigest() != digest:
         return None
     return kind, rest, lowered
 
 
 def _write(d, path, kind, data, lowered):
     head = b" ".join([_CACHE_FORMAT, kind.encode(), str(len(data)).encode(),
-                      hashlib.sha256(data).hexdigest().encode(), str(len(lowered)).encode()])
+                      _hash(data).hexdigest().encode(), str(len(lowered)).encode()])
     body = b"".join(f"{e}\t{low}\n".encode() for e, low in lowered.items())
     import tempfile
     tmp = None
@@ -478,11 +501,11 @@ def _write(d, path, kind, data, lowered):
 
 
 def cache_key(source, options, name_expressions, kind, arch):
-    """The hex SHA-256 identifying a binary: over gpuarr's version, the NVRTC
+    """The hex BLAKE2b digest identifying a binary: over gpuarr's version, the NVRTC
     library's identity (path, size, time: its version without loading it),
     the target, the options, the name expressions and the source."""
     from .. import __version__
-    h = hashlib.sha256()
+    h = _hash()
     for part in (_CACHE_FORMAT.decode(), __version__, _identity(), kind, str(arch),
                  "\0".join(options), "\0".join(name_expressions), source):
         h.update(part.encode())
