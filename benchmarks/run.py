@@ -1058,9 +1058,12 @@ def fuse_overhead(xp, a, b):
       requires=("fuse",), tol=(1e-12, 1e-12),
       setup=lambda: tuple(host_random(10 ** 7, np.float64, s) for s in range(2)))
 def fused_sincos(xp, x, y):
+    def sincos(x, y):        # a def, not a lambda: CuPy 14 cannot fuse a lambda
+        return xp.sin(x) + xp.cos(y) / xp.sqrt(x + 1)
+
     if xp.name == "numpy":
-        return lambda: np.sin(x) + np.cos(y) / np.sqrt(x + 1)
-    f = xp.fuse()(lambda x, y: xp.sin(x) + xp.cos(y) / xp.sqrt(x + 1))
+        return lambda: sincos(x, y)
+    f = xp.fuse()(sincos)
     return lambda: f(x, y)
 
 
