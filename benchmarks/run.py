@@ -1058,12 +1058,14 @@ def fuse_overhead(xp, a, b):
       requires=("fuse",), tol=(1e-12, 1e-12),
       setup=lambda: tuple(host_random(10 ** 7, np.float64, s) for s in range(2)))
 def fused_sincos(xp, x, y):
-    def sincos(x, y):        # a def, not a lambda: CuPy 14 cannot fuse a lambda
+    # a def, not a lambda (CuPy 14 cannot fuse a lambda), and not named sincos
+    # (CuPy names the kernel after it, and CUDA has a sincos function)
+    def sin_cos_sqrt(x, y):
         return xp.sin(x) + xp.cos(y) / xp.sqrt(x + 1)
 
     if xp.name == "numpy":
-        return lambda: sincos(x, y)
-    f = xp.fuse()(sincos)
+        return lambda: sin_cos_sqrt(x, y)
+    f = xp.fuse()(sin_cos_sqrt)
     return lambda: f(x, y)
 
 

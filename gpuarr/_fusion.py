@@ -382,7 +382,9 @@ class Fusion(_core._EWKernelBase):
                             "**kwargs or keyword-only parameters)")
         name = kernel_name or getattr(func, "__name__", "fused")
         name = re.sub(r"\W", "_", name).strip("_") or "fused"
-        if not _IDENT.match(name):
+        if not kernel_name:
+            # a function's own name may be CUDA's (sincos, exp): the kernel's
+            # is prefixed unless the caller chose it
             name = "fused_" + name
         self._func = func
         self.name = name
@@ -485,7 +487,7 @@ class Fusion(_core._EWKernelBase):
         def source_for(ndim, contiguous):
             return _uk.elementwise_source(name, plist, dtypes, (1,) * len(allp), ndim,
                                           contiguous, operation, scalar_params=scalars,
-                                          ctype_of=_storage, unaliased=True)
+                                          ctype_of=_storage)
 
         if sources:
             return source_for(1, True)

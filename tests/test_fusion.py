@@ -160,7 +160,13 @@ def test_unfusable_operations_are_named(body, match):
 
 def test_decorator_forms_and_names():
     assert squared_diff.name == "squared_diff"
-    assert gp.fuse(lambda x: x).name == "lambda"
+    assert gp.fuse(lambda x: x).name == "fused_lambda"
+    assert gp.fuse(kernel_name="mine")(lambda x: x).name == "mine"
+
+    def sincos(x, y):          # a CUDA math function's name: the kernel's is prefixed
+        return gp.sin(x) + gp.cos(y)
+
+    assert gp.fuse(sincos).name == "fused_sincos"
     f = gp.fuse(elementwise_computation._func)
     assert f.__name__ == "elementwise_computation"
     with pytest.raises(_fusion.FuseError, match="positional"):

@@ -27,6 +27,9 @@ if ! python3 setup.py build_ext --inplace >"$OUT/build.log" 2>&1; then
     tail -40 "$OUT/build.log"; echo "BUILD FAILED"; exit 1
 fi
 echo "build: $(( $(date +%s) - t0 )) s (archs $GPUARR_CUDA_ARCHS)"
+# bytecode as an installed package has it (pip compiles it), so fresh-process
+# timings do not include compiling gpuarr's own .py files
+python3 -m compileall -q gpuarr
 test_rc=skipped
 if [ $tests = 1 ]; then
     GPUARR_REQUIRE_GPU=1 timeout 420 python3 -m pytest -q -rfE -p no:cacheprovider "$@" tests >"$OUT/tests.log" 2>&1
