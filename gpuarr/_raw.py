@@ -23,6 +23,18 @@ from .cuda import compiler as _compiler
 __all__ = ["RawKernel", "RawModule"]
 
 _arch_cache = {}
+_libraries = {}   # binary key -> _core._Library
+
+
+def load(binary):
+    """The loaded library of a compiler.Binary, loaded once a process: the
+    runtime's library API is context-independent, so one load serves every
+    device of the architecture it was compiled for (each device's kernel
+    handles and globals are taken when used)."""
+    lib = _libraries.get(binary.key)
+    if lib is None:
+        lib = _libraries[binary.key] = _core._Library(binary.data)
+    return lib
 
 
 def _device_arch(device):
@@ -54,28 +66,31 @@ def _check_options(options, backend, jitify, translate_cucomplex):
 
 _CUCOMPLEX = """
 // cuComplex.h, as gpuarr translates it (translate_cucomplex=True): the types
-// and functions of CUDA's header over the built-in float2 / double2.
+// and functions of CUDA's header over the built-in float2 / double2, one
+// macro for both precisions.
 typedef float2 cuFloatComplex;
 typedef double2 cuDoubleComplex;
 typedef cuFloatComplex cuComplex;
-__host__ __device__ static inline float cuCrealf(cuFloatComplex x) { return x.x; }
-__host__ __device__ static inline float cuCimagf(cuFloatComplex x) { return x.y; }
+#define GA_CUCOMPLEX(C, R, S, MAKE, FABS, HYPOT)                                          \\
+__host__ __device__ static inline R cuCreal##S(C x) { return x.x; }                       \\
+__host__ __device__ static inline R cuCimag##S(C x) { return x.y; }                       \\
+__host__ __device__ static inline C cuConj##S(C x) { return MAKE(x.x, -x.y); }            \\
+__host__ __device__ static inline C cuCadd##S(C x, C y) { return MAKE(x.x + y.x, x.y + y.y); } \\
+__host__ __device__ static inline C cuCsub##S(C x, C y) { return MAKE(x.x - y.x, x.y - y.y); } \\
+__host__ __device__ static inline C cuCmul##S(C x, C y)                                  \\
+{ return MAKE(x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x); }                           \\
+__host__ __device__ static inline C cuCdiv##S(C x, C y)                                  \\
+{                                                                                        \\
+    R s = FABS(y.x) + FABS(y.y), ars = x.x / s, ais = x.y / s, brs = y.x / s, bis = y.y / s; \\
+    R d = brs * brs + bis * bis;                                                         \\
+    return MAKE((ars * brs + ais * bis) / d, (ais * brs - ars * bis) / d);               \\
+}                                                                                        \\
+__host__ __device__ static inline R cuCabs##S(C x) { return HYPOT(x.x, x.y); }
+GA_CUCOMPLEX(cuFloatComplex, float, f, make_float2, fabsf, hypotf)
+GA_CUCOMPLEX(cuDoubleComplex, double, , make_double2, fabs, hypot)
+#undef GA_CUCOMPLEX
 __host__ __device__ static inline cuFloatComplex make_cuFloatComplex(float r, float i) { return make_float2(r, i); }
-__host__ __device__ static inline cuFloatComplex cuConjf(cuFloatComplex x) { return make_float2(x.x, -x.y); }
-__host__ __device__ static inline cuFloatComplex cuCaddf(cuFloatComplex x, cuFloatComplex y) { return make_float2(x.x + y.x, x.y + y.y); }
-__host__ __device__ static inline cuFloatComplex cuCsubf(cuFloatComplex x, cuFloatComplex y) { return make_float2(x.x - y.x, x.y - y.y); }
-__host__ __device__ static inline cuFloatComplex cuCmulf(cuFloatComplex x, cuFloatComplex y) { return make_float2(x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x); }
-__host__ __device__ static inline cuFloatComplex cuCdivf(cuFloatComplex x, cuFloatComplex y) { float s = fabsf(y.x) + fabsf(y.y); float ars = x.x / s, ais = x.y / s, brs = y.x / s, bis = y.y / s; float d = brs * brs + bis * bis; return make_float2((ars * brs + ais * bis) / d, (ais * brs - ars * bis) / d); }
-__host__ __device__ static inline float cuCabsf(cuFloatComplex x) { return hypotf(x.x, x.y); }
-__host__ __device__ static inline double cuCreal(cuDoubleComplex x) { return x.x; }
-__host__ __device__ static inline double cuCimag(cuDoubleComplex x) { return x.y; }
 __host__ __device__ static inline cuDoubleComplex make_cuDoubleComplex(double r, double i) { return make_double2(r, i); }
-__host__ __device__ static inline cuDoubleComplex cuConj(cuDoubleComplex x) { return make_double2(x.x, -x.y); }
-__host__ __device__ static inline cuDoubleComplex cuCadd(cuDoubleComplex x, cuDoubleComplex y) { return make_double2(x.x + y.x, x.y + y.y); }
-__host__ __device__ static inline cuDoubleComplex cuCsub(cuDoubleComplex x, cuDoubleComplex y) { return make_double2(x.x - y.x, x.y - y.y); }
-__host__ __device__ static inline cuDoubleComplex cuCmul(cuDoubleComplex x, cuDoubleComplex y) { return make_double2(x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x); }
-__host__ __device__ static inline cuDoubleComplex cuCdiv(cuDoubleComplex x, cuDoubleComplex y) { double s = fabs(y.x) + fabs(y.y); double ars = x.x / s, ais = x.y / s, brs = y.x / s, bis = y.y / s; double d = brs * brs + bis * bis; return make_double2((ars * brs + ais * bis) / d, (ais * brs - ars * bis) / d); }
-__host__ __device__ static inline double cuCabs(cuDoubleComplex x) { return hypot(x.x, x.y); }
 __host__ __device__ static inline cuFloatComplex make_cuComplex(float r, float i) { return make_float2(r, i); }
 __host__ __device__ static inline cuDoubleComplex cuComplexFloatToDouble(cuFloatComplex c) { return make_double2(c.x, c.y); }
 __host__ __device__ static inline cuFloatComplex cuComplexDoubleToFloat(cuDoubleComplex c) { return make_float2((float)c.x, (float)c.y); }
@@ -96,16 +111,15 @@ def _translate_cucomplex(code):
 
 
 class _Compiled:
-    """The per-architecture binaries and per-device libraries of one source."""
+    """The per-architecture binaries of one source."""
 
-    __slots__ = ("code", "options", "name_expressions", "binaries", "libraries")
+    __slots__ = ("code", "options", "name_expressions", "binaries")
 
     def __init__(self, code, options, name_expressions):
         self.code = code
         self.options = options
         self.name_expressions = tuple(name_expressions or ())
         self.binaries = {}      # arch -> compiler.Binary
-        self.libraries = {}     # device -> (_core._Library, Binary)
 
     def binary(self, arch):
         b = self.binaries.get(arch)
@@ -115,17 +129,9 @@ class _Compiled:
         return b
 
     def library(self, device):
-        entry = self.libraries.get(device)
-        if entry is None:
-            binary = self.binary(_device_arch(device))
-            prev = _core.get_device_id()
-            _core._set_device_id(device)
-            try:
-                entry = (_core._Library(binary.data), binary)
-            finally:
-                _core._set_device_id(prev)
-            self.libraries[device] = entry
-        return entry
+        """(library, binary) for `device`'s architecture."""
+        binary = self.binary(_device_arch(device))
+        return load(binary), binary
 
     def symbol(self, name, binary):
         """The loaded name of ``name``: its lowered form for a name
@@ -317,7 +323,7 @@ class _FileModule:
     """A module loaded from a compiled file (cubin, PTX or fatbin): the same
     image for every device."""
 
-    __slots__ = ("path", "image", "libraries", "code", "options")
+    __slots__ = ("path", "image", "lib", "code", "options")
 
     def __init__(self, path):
         if not os.path.isfile(path):
@@ -328,21 +334,14 @@ class _FileModule:
             image = image.rstrip(b"\0") + b"\0"   # PTX text must end with NUL
         self.path = path
         self.image = image
-        self.libraries = {}
+        self.lib = None
         self.code = None
         self.options = ()
 
     def library(self, device):
-        entry = self.libraries.get(device)
-        if entry is None:
-            prev = _core.get_device_id()
-            _core._set_device_id(device)
-            try:
-                entry = (_core._Library(self.image), None)
-            finally:
-                _core._set_device_id(prev)
-            self.libraries[device] = entry
-        return entry
+        if self.lib is None:
+            self.lib = _core._Library(self.image)
+        return self.lib, None
 
     def symbol(self, name, binary):
         return name

@@ -33,7 +33,7 @@ import numpy
 
 from . import _core
 from ._manipulation import broadcast_to
-from ._raw import _device_arch
+from ._raw import _device_arch, load
 from .cuda import compiler as _compiler
 
 __all__ = ["ElementwiseKernel", "ReductionKernel"]
@@ -250,30 +250,27 @@ def offsets_code(names, ndim, indent="        "):
     return "\n".join(lines)
 
 
+def _compile(source, name, options, device):
+    """A generated source compiled for `device` (with gpuarr's kernel
+    headers on the include path) and loaded."""
+    binary = _compiler.compile_code(source, f"{name}.cu",
+                                    tuple(options) + (f"-I{_compiler.include_dir()}",),
+                                    arch=_device_arch(device))
+    return load(binary)
+
+
 class _Builder:
     """Compiles and loads the kernels of one plan: one per (device,
-    layout); keeps their libraries alive as long as the plan."""
+    layout), for the C call (src/userelementwise.c)."""
 
     def __init__(self, source_for, name, options):
         self.source_for = source_for
         self.name = name
         self.options = tuple(options)
-        self.libraries = {}
 
     def __call__(self, device, ndim, contiguous):
         source = self.source_for(ndim, bool(contiguous))
-        binary = _compiler.compile_code(source, f"{self.name}.cu",
-                                        self.options + (f"-I{_compiler.include_dir()}",),
-                                        arch=_device_arch(device))
-        lib = self.libraries.get((device, binary.key))
-        if lib is None:
-            prev = _core.get_device_id()
-            _core._set_device_id(device)
-            try:
-                lib = self.libraries[(device, binary.key)] = _core._Library(binary.data)
-            finally:
-                _core._set_device_id(prev)
-        return lib.get_kernel(self.name)
+        return _compile(source, self.name, self.options, device).get_kernel(self.name)
 
 
 def elementwise_source(name, params, dtypes, raw_ndims, ndim, contiguous, operation,
@@ -578,27 +575,18 @@ class _ReductionPlan:
     """The compiled kernels of one signature of a user reduction."""
 
     __slots__ = ("source", "name", "options", "arrays", "scalars", "scalar_dtypes",
-                 "out_dtype", "handles", "libraries")
+                 "out_dtype", "handles")
 
     def __init__(self, source, name, options, arrays, scalars, scalar_dtypes, out_dtype):
         self.source, self.name, self.options = source, name, options
         self.arrays, self.scalars = arrays, scalars
         self.scalar_dtypes, self.out_dtype = scalar_dtypes, out_dtype
         self.handles = {}
-        self.libraries = {}
 
     def kernels(self, device):
         h = self.handles.get(device)
         if h is None:
-            binary = _compiler.compile_code(self.source, f"{self.name}.cu",
-                                            self.options + (f"-I{_compiler.include_dir()}",),
-                                            arch=_device_arch(device))
-            prev = _core.get_device_id()
-            _core._set_device_id(device)
-            try:
-                lib = self.libraries[device] = _core._Library(binary.data)
-            finally:
-                _core._set_device_id(prev)
+            lib = _compile(self.source, self.name, self.options, device)
             h = self.handles[device] = (lib.get_kernel(self.name),
                                         lib.get_kernel(self.name + "_finish"))
         return h

@@ -277,6 +277,9 @@ int ga_try_from_cai(PyObject *obj, PyObject **out);
 /* __array_ufunc__ / __array_function__: handed to the Python helpers. */
 PyObject *ga_array_array_ufunc(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_array_function(PyObject *self, PyObject *args, PyObject *kwds);
+/* The keyword arguments of a vectorcall (values after the nargs positional
+ * ones, names in kwnames, which may be NULL) as a new dict. */
+PyObject *ga_kwnames_dict(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 /* NumPy's override protocols for gpuarr's own functions: when an argument
  * is a foreign object defining __array_ufunc__ (NEP 13) or
  * __array_function__ (NEP 18), call it with `ufunc` / gpuarr._core.<name>

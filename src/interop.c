@@ -156,6 +156,16 @@ fail:
     return -1;
 }
 
+PyObject *
+ga_kwnames_dict(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *kw = PyDict_New();
+    for (Py_ssize_t k = 0; kw && kwnames && k < PyTuple_GET_SIZE(kwnames); ++k)
+        if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0)
+            Py_CLEAR(kw);
+    return kw;
+}
+
 /* An argument gpuarr handles itself: device arrays, NumPy arrays and
  * scalars, Python numbers, None, sequences (converted, never overriding). */
 static int
@@ -201,14 +211,8 @@ ga_try_ufunc_override(PyObject *ufunc, PyObject *const *args, size_t nargsf, PyO
     PyTuple_SET_ITEM(full, 1, PyUnicode_FromString("__call__"));
     for (Py_ssize_t i = 0; i < nargs; ++i)
         PyTuple_SET_ITEM(full, i + 2, Py_NewRef(args[i]));
-    if (kwnames != NULL) {
-        kw = PyDict_New();
-        for (Py_ssize_t k = 0; kw && k < PyTuple_GET_SIZE(kwnames); ++k)
-            if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0)
-                Py_CLEAR(kw);
-        if (kw == NULL)
-            goto done;
-    }
+    if (kwnames != NULL && (kw = ga_kwnames_dict(args, nargs, kwnames)) == NULL)
+        goto done;
     *result = PyObject_Call(meth, full, kw);
     if (*result == Py_NotImplemented) {
         Py_CLEAR(*result);
@@ -241,11 +245,7 @@ ga_try_function_override(const char *name, PyObject *const *args, Py_ssize_t nar
         goto done;
     for (Py_ssize_t i = 0; i < nargs; ++i)
         PyTuple_SET_ITEM(pargs, i, Py_NewRef(args[i]));
-    kw = PyDict_New();
-    for (Py_ssize_t k = 0; kw && kwnames && k < PyTuple_GET_SIZE(kwnames); ++k)
-        if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0)
-            Py_CLEAR(kw);
-    if (kw == NULL)
+    if ((kw = ga_kwnames_dict(args, nargs, kwnames)) == NULL)
         goto done;
     *result = PyObject_CallFunctionObjArgs(meth, func, types, pargs, kw, NULL);
     if (*result == Py_NotImplemented) {

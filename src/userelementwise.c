@@ -253,15 +253,10 @@ pack_call(PyObject *const *vargs, Py_ssize_t nargs, PyObject *kwnames, PyObject 
         return -1;
     for (Py_ssize_t i = 0; i < nargs; ++i)
         PyTuple_SET_ITEM(*args, i, Py_NewRef(vargs[i]));
-    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0) {
-        *kwds = PyDict_New();
-        for (Py_ssize_t k = 0; *kwds && k < PyTuple_GET_SIZE(kwnames); ++k)
-            if (PyDict_SetItem(*kwds, PyTuple_GET_ITEM(kwnames, k), vargs[nargs + k]) < 0)
-                Py_CLEAR(*kwds);
-        if (*kwds == NULL) {
-            Py_CLEAR(*args);
-            return -1;
-        }
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0 &&
+        (*kwds = ga_kwnames_dict(vargs, nargs, kwnames)) == NULL) {
+        Py_CLEAR(*args);
+        return -1;
     }
     return 0;
 }

@@ -34,3 +34,22 @@ def rng():
     seed = int.from_bytes(os.urandom(4), "little")
     print(f"random seed: {seed}")
     return numpy.random.default_rng(seed)
+
+
+@pytest.fixture
+def private_kernel_cache(tmp_path, monkeypatch):
+    """User kernels compile into a fresh kernel cache of the test's own."""
+    monkeypatch.setenv("GPUARR_CACHE_DIR", str(tmp_path / "kernels"))
+    return tmp_path / "kernels"
+
+
+def _have_nvrtc():
+    from gpuarr.cuda import compiler
+    try:
+        compiler.find_nvrtc()
+        return True
+    except compiler.NVRTCError:
+        return False
+
+
+requires_nvrtc = pytest.mark.skipif(not _have_nvrtc(), reason="NVRTC is not installed here")

@@ -12,13 +12,7 @@ import pytest
 
 from gpuarr.cuda import compiler
 
-try:
-    compiler.find_nvrtc()
-    HAVE_NVRTC = True
-except compiler.NVRTCError:
-    HAVE_NVRTC = False
-
-needs_nvrtc = pytest.mark.skipif(not HAVE_NVRTC, reason="NVRTC is not installed here")
+from conftest import requires_nvrtc
 
 VADD = r'''
 extern "C" __global__ void vector_add(const float *A, const float *B, float *C, const int size)
@@ -43,7 +37,7 @@ def _files(d):
     return sorted(p for p in os.listdir(d) if p.endswith(".bin")) if d.exists() else []
 
 
-@needs_nvrtc
+@requires_nvrtc
 def test_cubin_for_an_explicit_architecture(cache):
     b = compiler.compile_code(VADD, arch=90)
     assert b.kind == "cubin" and b.arch == 90
@@ -51,7 +45,7 @@ def test_cubin_for_an_explicit_architecture(cache):
     assert len(_files(cache)) == 1
 
 
-@needs_nvrtc
+@requires_nvrtc
 def test_ptx_for_a_gpu_newer_than_nvrtc(cache, monkeypatch):
     monkeypatch.setattr(compiler, "_archs", (75, 80, 90))
     assert compiler.target_for(120) == ("ptx", 90)
@@ -60,7 +54,7 @@ def test_ptx_for_a_gpu_newer_than_nvrtc(cache, monkeypatch):
         compiler.target_for(60)
 
 
-@needs_nvrtc
+@requires_nvrtc
 def test_name_expressions_are_lowered(cache):
     code = "template <class T> __global__ void g(T *x) { x[0] = T(1); }"
     b = compiler.compile_code(code, arch=90, name_expressions=("g<float>", "g<int>"))
@@ -71,7 +65,7 @@ def test_name_expressions_are_lowered(cache):
         == b.lowered
 
 
-@needs_nvrtc
+@requires_nvrtc
 def test_compile_error_shows_log_options_and_numbered_source(cache):
     src = 'extern "C" __global__ void f(float *x)\n{\n    int unused = 1;\n    x[0] = nope;\n}\n'
     with pytest.raises(compiler.CompileException) as info:
@@ -92,7 +86,7 @@ def test_bad_arguments():
         compiler.compile_code("x", options=(1,), arch=90)
 
 
-@needs_nvrtc
+@requires_nvrtc
 def test_cache_key_covers_everything_that_changes_the_binary():
     base = compiler.cache_key("src", ("-arch=sm_90",), (), "cubin", 90)
     assert base != compiler.cache_key("src ", ("-arch=sm_90",), (), "cubin", 90)
@@ -103,7 +97,7 @@ def test_cache_key_covers_everything_that_changes_the_binary():
     assert base == compiler.cache_key("src", ("-arch=sm_90",), (), "cubin", 90)
 
 
-@needs_nvrtc
+@requires_nvrtc
 def test_disk_cache_hit_across_processes(cache):
     script = textwrap.dedent(f"""
         import time
@@ -126,7 +120,7 @@ def test_disk_cache_hit_across_processes(cache):
     assert stat.S_IMODE(os.stat(cache).st_mode) == 0o700
 
 
-@needs_nvrtc
+@requires_nvrtc
 def test_damaged_or_truncated_file_is_recompiled(cache):
     b = compiler.compile_code(VADD, arch=90)
     path = cache / (b.key + ".bin")
@@ -139,7 +133,7 @@ def test_damaged_or_truncated_file_is_recompiled(cache):
         assert path.read_bytes() == good                  # replaced by a good file
 
 
-@needs_nvrtc
+@requires_nvrtc
 def test_concurrent_writers_both_succeed(cache):
     script = textwrap.dedent(f"""
         from gpuarr.cuda import compiler
@@ -156,7 +150,7 @@ def test_concurrent_writers_both_succeed(cache):
     assert not [f for f in os.listdir(cache) if f.startswith(".tmp-")]
 
 
-@needs_nvrtc
+@requires_nvrtc
 @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
                     reason="root can write to a read-only folder")
 def test_read_only_directory_compiles_in_memory_with_one_warning(cache):
@@ -170,7 +164,7 @@ def test_read_only_directory_compiles_in_memory_with_one_warning(cache):
         os.chmod(cache, 0o700)
 
 
-@needs_nvrtc
+@requires_nvrtc
 def test_unwritable_cache_location_compiles_in_memory(cache, tmp_path, monkeypatch):
     blocker = tmp_path / "a_file"
     blocker.write_text("not a folder")
@@ -180,7 +174,7 @@ def test_unwritable_cache_location_compiles_in_memory(cache, tmp_path, monkeypat
     assert b.data[:4] == b"\x7fELF"
 
 
-@needs_nvrtc
+@requires_nvrtc
 def test_full_disk_compiles_in_memory_with_one_warning(cache, monkeypatch):
     import errno
 
@@ -198,7 +192,7 @@ def test_full_disk_compiles_in_memory_with_one_warning(cache, monkeypatch):
     assert len(msgs) == 1 and "No space left" in msgs[0]
 
 
-@needs_nvrtc
+@requires_nvrtc
 def test_cache_writable_by_others_is_not_trusted(cache):
     b = compiler.compile_code(VADD, arch=90)
     os.chmod(cache, 0o777)
@@ -216,7 +210,7 @@ def test_cache_writable_by_others_is_not_trusted(cache):
     assert calls == [1] and again.data == b.data
 
 
-@needs_nvrtc
+@requires_nvrtc
 def test_planted_file_writable_by_others_is_not_loaded(cache):
     b = compiler.compile_code(VADD, arch=90)
     path = cache / (b.key + ".bin")
@@ -258,7 +252,7 @@ def test_import_does_not_load_nvrtc():
     assert out == ["False", "False"]
 
 
-@needs_nvrtc
+@requires_nvrtc
 def test_raw_kernel_checks_arguments_without_a_gpu():
     import gpuarr as gp
     with pytest.raises(TypeError, match="code must be a str"):
@@ -273,10 +267,11 @@ def test_raw_kernel_checks_arguments_without_a_gpu():
         gp.RawModule(path="/no/such/file.cubin")
 
 
-@needs_nvrtc
+@requires_nvrtc
 def test_translate_cucomplex_compiles():
     import gpuarr._raw as raw
     code = raw._translate_cucomplex(
-        '#include <cuComplex.h>\nextern "C" __global__ void f(cuDoubleComplex *z)'
-        '{ z[0] = cuCmul(z[0], make_cuDoubleComplex(1, 2)); }')
+        '#include <cuComplex.h>\nextern "C" __global__ void f(cuDoubleComplex *z, cuFloatComplex *w)'
+        '{ z[0] = cuCdiv(cuCmul(z[0], make_cuDoubleComplex(1, 2)), cuConj(z[1]));'
+        '  w[0] = cuCaddf(cuCdivf(w[1], w[2]), make_cuComplex(cuCabsf(w[3]), cuCimagf(w[4]))); }')
     assert compiler.compile_code(code, arch=90).kind == "cubin"

@@ -9,18 +9,13 @@ import gpuarr as gp
 from gpuarr import _fusion
 from gpuarr.cuda import compiler
 
+from conftest import requires_nvrtc
+
 GPU = pytest.mark.gpu
-
-try:
-    compiler.find_nvrtc()
-    HAVE_NVRTC = True
-except compiler.NVRTCError:
-    HAVE_NVRTC = False
+pytestmark = pytest.mark.usefixtures("private_kernel_cache")
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUARR_CACHE_DIR", str(tmp_path / "kernels"))
+
 
 
 @gp.fuse()
@@ -175,7 +170,7 @@ def test_decorator_forms_and_names():
         gp.fuse(name="x")
 
 
-@pytest.mark.skipif(not HAVE_NVRTC, reason="NVRTC is not installed here")
+@requires_nvrtc
 @pytest.mark.parametrize("args, body", [
     ((np.ones(3), np.ones(3), np.ones(3)), lambda x, y, z: gp.sin(x) + gp.cos(y) / gp.sqrt(z)),
     ((np.ones(3, np.int8), np.ones(3, np.uint8)),

@@ -8,7 +8,7 @@ import pytest
 
 import gpuarr as gp
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("private_kernel_cache")]
 
 VECTOR_ADD = r'''
 extern "C"
@@ -56,9 +56,6 @@ __global__ void sum_and_multiply(const float * A, const float * B, float * C, co
 '''
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUARR_CACHE_DIR", str(tmp_path / "kernels"))
 
 
 def test_lesson_vector_add(rng):

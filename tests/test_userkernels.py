@@ -10,20 +10,15 @@ import gpuarr as gp
 from gpuarr import _userkernels as uk
 from gpuarr.cuda import compiler
 
+from conftest import requires_nvrtc
+
 from _arrays import random_array
 
 GPU = pytest.mark.gpu
-
-try:
-    compiler.find_nvrtc()
-    HAVE_NVRTC = True
-except compiler.NVRTCError:
-    HAVE_NVRTC = False
+pytestmark = pytest.mark.usefixtures("private_kernel_cache")
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUARR_CACHE_DIR", str(tmp_path / "kernels"))
+
 
 
 # ------------------------------------------------------------ elementwise --
@@ -278,7 +273,7 @@ def test_parameter_parsing():
         gp.ReductionKernel("T x", "T y, T z", "x", "a + b", "y = a", "0")
 
 
-@pytest.mark.skipif(not HAVE_NVRTC, reason="NVRTC is not installed here")
+@requires_nvrtc
 @pytest.mark.parametrize("contiguous,ndim", [(True, 1), (False, 1), (False, 3)])
 def test_generated_elementwise_sources_compile(contiguous, ndim):
     k = gp.ElementwiseKernel("T x, raw T r, U s", "T z", "z = x * (T)s + r[i % r.size()]",
@@ -294,7 +289,7 @@ def test_generated_elementwise_sources_compile(contiguous, ndim):
                                      arch=90).kind == "cubin"
 
 
-@pytest.mark.skipif(not HAVE_NVRTC, reason="NVRTC is not installed here")
+@requires_nvrtc
 def test_generated_reduction_sources_compile():
     src = uk.reduction_source("wdot", ["x", "y"], [np.dtype("f8"), np.dtype("f4")], ["w"],
                               [np.dtype("f8")], "z", np.dtype("f8"), "x * y * w", "max(a, b)",
