@@ -197,13 +197,27 @@ EXAMPLES = {
 
 # ============================================================ translation ====
 
+def translation(kernel, args):
+    """The Translation (source, NVRTC options, ...) of ``kernel`` for ``args``."""
+    return kernel._entry(tuple(_kernel.arg_type(a, describe=True) for a in args)).translation
+
+
 @needs_nvrtc
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example_compiles_for_sm90(name):
     k, args = EXAMPLES[name]
-    src = k.inspect_source(*args)
-    assert f'extern "C" __global__ void {name}(' in src
-    compile_code(src, arch=90)
+    tr = translation(k, args)
+    assert f'extern "C" __global__ void {name}(' in tr.source
+    compile_code(tr.source, options=tr.options, arch=90)
+
+
+def test_ufunc_ops_included_only_when_used():
+    sq = translation(elementwise_square, EXAMPLES["elementwise_square"][1])
+    assert sq.options == ()
+    div = translation(int_division, EXAMPLES["int_division"][1])
+    assert '#include "ufunc_ops.cuh"' in div.source
+    assert "op_floor_divide()((ga_t_i64)(" in div.source and "op_remainder()(" in div.source
+    assert div.options == (f"-I{cp.cuda.compiler.include_dir()}",)
 
 
 def test_course_example_source_is_plain():
@@ -385,6 +399,15 @@ def test_kernel_name_is_a_c_identifier():
 
     assert 'void jt_u_sqrt(float *x)' in outer().inspect_source(f32(2))
 
+    @jit.rawkernel()
+    def op_add(x):              # names of gpuarr's headers are left to them
+        int64_t = x[0] // 2
+        ga_t = int64_t % 3
+        x[1] = ga_t
+    src = op_add.inspect_source(np.zeros(2, np.int64))
+    assert "void jt_u_op_add(long long *x)" in src
+    assert "jt_u_int64_t" in src and "jt_u_ga_t" in src
+
 
 def test_device_function_is_specialised():
     src = use_device_function.inspect_source(f32(4), f32(4))
@@ -458,6 +481,8 @@ _HOST_PRELUDE = r"""
 #include <thread>
 #include <vector>
 using std::isnan; using std::isinf; using std::isfinite; using std::signbit;
+using std::fmod; using std::copysign; using std::floor; using std::pow;
+#define __CUDACC_RTC__      // gpuarr's headers (ufunc_ops.cuh) as NVRTC sees them
 #define __global__
 #define __device__
 #define __forceinline__ inline
@@ -519,6 +544,17 @@ _CTYPES = {"?": ctypes.c_bool, "b": ctypes.c_int8, "h": ctypes.c_int16, "i": cty
 _built = {}
 
 
+def _rtc_includes(tmp_path):
+    """g++ options for gpuarr's headers: their folder, and a
+    <cuda/std/cstdint> that is the host's <cstdint> (under NVRTC without
+    libcu++ the headers declare int64_t as long long, which clashes with the
+    host's long)."""
+    shim = tmp_path / "rtc-shim"
+    (shim / "cuda" / "std").mkdir(parents=True, exist_ok=True)
+    (shim / "cuda" / "std" / "cstdint").write_text("#include <cstdint>\n")
+    return [f"-I{cp.cuda.compiler.include_dir()}", f"-I{shim}"]
+
+
 def emulate(kernel, grid, block, args, tmp_path):
     """Run ``kernel`` on the CPU through its generated C++; NumPy arrays in
     ``args`` are updated in place."""
@@ -548,7 +584,8 @@ def emulate(kernel, grid, block, args, tmp_path):
         cpp, so = tmp_path / f"{key}.cpp", tmp_path / f"{key}.so"
         cpp.write_text(src)
         out = subprocess.run(["g++", "-std=c++20", "-O1", "-shared", "-fPIC", "-pthread", "-w",
-                              "-o", str(so), str(cpp)], capture_output=True, text=True)
+                              *_rtc_includes(tmp_path), "-o", str(so), str(cpp)],
+                             capture_output=True, text=True)
         assert out.returncode == 0, out.stderr + "\n" + src
         lib = _built[key] = ctypes.CDLL(str(so))
     ptrs = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in values])
@@ -663,6 +700,86 @@ def test_emulated_division_and_modulo_follow_numpy(dtype, rng, tmp_path):
         np.testing.assert_array_equal(q, a // b)
         np.testing.assert_array_equal(r, a % b)
         np.testing.assert_allclose(t, (a / b).astype(np.float64), rtol=1e-6)
+
+
+@jit.rawkernel()
+def integer_ops(a, b, out):
+    i = jit.grid(1)
+    if i < a.size:
+        out[0, i] = a[i] ** b[i]
+        out[1, i] = a[i] << b[i]
+        out[2, i] = a[i] >> b[i]
+        out[3, i] = max(a[i], b[i])
+        out[4, i] = min(a[i], b[i])
+        out[5, i] = cp.sign(a[i])
+        out[6, i] = abs(a[i])
+        out[7, i] = cp.fmod(a[i], b[i])
+        out[8, i] = cp.fmax(a[i], b[i]) + cp.fmin(a[i], b[i]) + cp.floor(a[i])
+
+
+@needs_cxx
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint8, np.uint32])
+def test_emulated_integer_ops_follow_numpy(dtype, rng, tmp_path):
+    # power, shifts, maximum/minimum, sign, abs and fmod are gpuarr's functors
+    dt = np.dtype(dtype)
+    info = np.iinfo(dt)
+    n = 64
+    a = rng.integers(max(info.min, -9), 10, n).astype(dt)
+    b = rng.integers(max(info.min, -3), 6, n).astype(dt)
+    a[:6] = [1, info.max, info.min, 3, 7, info.min]
+    b[:6] = [9 * dt.itemsize, 8 * dt.itemsize, 1, 0, 8 * dt.itemsize + 1, 0]
+    if dt.kind == "i":
+        a[6:10], b[6:10] = [-1, -1, 1, info.min], [-3, -2, -5, -1]
+    out = np.zeros((9, n), dt)
+    emulate(integer_ops, (1,), (64,), (a, b, out), tmp_path)
+    with np.errstate(all="ignore"):
+        neg = b < 0               # NumPy refuses; gpuarr: 0, or +-1 for bases +-1
+        safe_b = np.where(neg, 0, b)
+        power = np.where(neg, np.where(a == 1, 1, np.where(a == -1, np.where(b % 2, -1, 1), 0)),
+                         a ** safe_b).astype(dt)
+        expect = [power, np.left_shift(a, b), np.right_shift(a, b), np.maximum(a, b),
+                  np.minimum(a, b), np.sign(a), np.abs(a), np.fmod(a, b),
+                  np.fmax(a, b) + np.fmin(a, b) + np.floor(a)]
+    for k, e in enumerate(expect):
+        np.testing.assert_array_equal(out[k], e, err_msg=f"row {k}")
+    if HAVE_NVRTC:
+        tr = translation(integer_ops, (a, b, out))
+        compile_code(tr.source, options=tr.options, arch=90)
+
+
+@jit.rawkernel()
+def float_ops(a, b, out):
+    i = jit.grid(1)
+    if i < a.size:
+        out[0, i] = max(a[i], b[i])
+        out[1, i] = min(a[i], b[i])
+        out[2, i] = cp.sign(a[i])
+        out[3, i] = a[i] // b[i]
+        out[4, i] = a[i] % b[i]
+        out[5, i] = a[i] ** b[i]
+
+
+@needs_cxx
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_emulated_float_ops_follow_numpy(dtype, rng, tmp_path):
+    n = 32
+    a = (rng.standard_normal(n) * 4).astype(dtype)
+    b = (rng.standard_normal(n) * 2).astype(dtype)
+    a[:6] = [np.nan, 1, -0.0, 0.0, np.inf, -5]
+    b[:6] = [1, np.nan, 2, -0.0, 3, 0]
+    out = np.zeros((6, n), dtype)
+    emulate(float_ops, (1,), (64,), (a, b, out), tmp_path)
+    with np.errstate(all="ignore"):
+        expect = [np.maximum(a, b), np.minimum(a, b), np.sign(a), a // b, a % b]
+        for k, e in enumerate(expect):
+            np.testing.assert_array_equal(out[k], e, err_msg=f"row {k}")
+        np.testing.assert_allclose(out[5], a ** b, rtol=1e-6)
+    assert np.signbit(out[2, 2]) == np.signbit(np.sign(a[2]))     # sign(-0.0) is +0.0
+    src = float_ops.inspect_source(a, b, out)
+    assert ("powf(" if dtype == np.float32 else "pow(") in src     # ** on floats: no functor
+    if HAVE_NVRTC:
+        tr = translation(float_ops, (a, b, out))
+        compile_code(tr.source, options=tr.options, arch=90)
 
 
 @needs_cxx
@@ -837,4 +954,5 @@ def test_emulated_complex(rng, tmp_path):
     np.testing.assert_allclose(z, a - 2j, rtol=1e-6)
     assert complex_arith.inspect_types(z, w, out)["a"] == np.complex64
     if HAVE_NVRTC:
-        compile_code(complex_arith.inspect_source(z, w.astype(np.complex128), out), arch=90)
+        tr = translation(complex_arith, (z, w.astype(np.complex128), out))
+        compile_code(tr.source, options=tr.options, arch=90)

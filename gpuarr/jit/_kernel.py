@@ -118,7 +118,8 @@ class JitKernel:
         entry = self._entry(tuple(arg_type(a) for a in args))
         if entry.kernel is None:         # translated by inspect_*(), not yet launched
             from .._raw import RawKernel
-            entry.kernel = RawKernel(entry.translation.source, entry.translation.name)
+            tr = entry.translation
+            entry.kernel = RawKernel(tr.source, tr.name, options=tr.options)
         if entry.expand is not None:
             args = entry.expand(args)
         entry.kernel(grid, block, args, shared_mem=shared_mem, stream=stream)
@@ -141,7 +142,9 @@ class JitKernel:
         """The CUDA source compiled for these arguments.  Each argument is a
         value (device array, scalar) or stands for one: a NumPy array (an
         array of its dtype, ndim and layout), ``jit.Array(dtype, ndim)``, or a
-        dtype / scalar type (``numpy.uint32``, ``int``)."""
+        dtype / scalar type (``numpy.uint32``, ``int``).  A source that
+        includes "ufunc_ops.cuh" compiles with the NVRTC option
+        ``-I`` + ``gpuarr.cuda.compiler.include_dir()``."""
         if self._device:
             gen = _translate._Generated()
             _translate.device_function(

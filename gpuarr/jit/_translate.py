@@ -222,21 +222,30 @@ this thread_local throw true try typedef typeid typename union unsigned using vi
 volatile wchar_t while xor xor_eq main threadIdx blockIdx blockDim gridDim warpSize
 abs fabs sqrt exp log sin cos tan min max pow floor ceil trunc round fmod isnan isinf
 printf malloc free memcpy memset assert std signbit copysign hypot erf erfc
+int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t uintptr_t
 """.split())
+# the prefixes of the generated names and of those ufunc_ops.cuh declares
+_RESERVED_PREFIXES = ("jt_", "ga_", "GA_", "op_")
 
 
 def c_ident(name, taken=()):
     """A C identifier for a Python name (user names stay as written unless
-    they clash with C++, CUDA or the generated names, which start 'jt_')."""
+    they clash with C++, CUDA, the generated names, which start 'jt_', or
+    gpuarr's kernel headers: 'ga_', 'GA_', 'op_')."""
     s = re.sub(r"\W", "_", name).strip("_") or "f"
     if s[0].isdigit():
         s = "f" + s
-    if s in _RESERVED or s.startswith("jt_") or s in taken:
+    if s in _RESERVED or s.startswith(_RESERVED_PREFIXES) or s in taken:
         s = "jt_u_" + s
     return s
 
 
 # ===================================================== the type rules ====
+
+# operators whose NumPy definition is a functor of ufunc_ops.cuh (** on
+# floats is pow(), which is all the functor does for them)
+_FUNCTOR_OPS = {"//": "floor_divide", "%": "remainder", "**": "power", "<<": "left_shift",
+                ">>": "right_shift"}
 
 _BINOPS = {
     "+": numpy.add, "-": numpy.subtract, "*": numpy.multiply, "/": numpy.true_divide,
@@ -762,22 +771,24 @@ class _Function:
             if k in "iu" and out.itemsize < 4:
                 return f"(({c})({x.expr} {sym} {y.expr}))"
             return f"({x.expr} {sym} {y.expr})"
-        if sym in ("//", "%"):
-            self.snip.add("floordiv")
-            fn = "floordiv" if sym == "//" else "mod"
-            suffix = {"i": "s", "u": "u", "f": "f", "b": "u"}[k]
-            return f"jt_{fn}_{suffix}<{c}>({x.expr}, {y.expr})"
-        if sym == "**":
-            if k in "iu":
-                self.snip.add("ipow")
-                return f"jt_ipow<{c}>({x.expr}, {y.expr})"
+        if sym == "**" and k == "f":
             return f"{'powf' if out.itemsize == 4 else 'pow'}({x.expr}, {y.expr})"
-        if sym in ("<<", ">>"):
-            self.snip.add("shift")
-            return f"jt_{'lshift' if sym == '<<' else 'rshift'}<{c}>({x.expr}, {y.expr})"
+        if sym in _FUNCTOR_OPS:
+            return self.functor(_FUNCTOR_OPS[sym], out, x.expr, y.expr)
         if sym in ("&", "|", "^"):
             return f"(({c})({x.expr} {sym} {y.expr}))"
         _fail(f"the operator {sym} is not supported")
+
+    def functor(self, op, out, *args):
+        """NumPy's ``op`` on the C expressions ``args`` (of dtype ``out``) by
+        gpuarr's functor ``op_<op>`` from ufunc_ops.cuh, called on the
+        header's element type, and back to jit's C type where the names
+        differ (64-bit integers)."""
+        self.snip.add("ufunc_ops")
+        h = _types.header_ctype(out)
+        call = f"op_{op}()({', '.join(f'({h})({a})' for a in args)})"
+        return f"(({_types.ctype(out)}){call})" if out.kind in "iu" and out.itemsize == 8 \
+            else call
 
     def unary(self, sym, a):
         if sym == "not":
@@ -1243,7 +1254,11 @@ class _Function:
                                      "isfinite"):
             _fail(f"{what} on complex numbers is not supported in kernels")
         self.snip.add("complex") if k == "c" else None
-        if name in _FLOAT_FUNCS:
+        if name in ("floor", "ceil", "trunc") and k in "biu":
+            expr = e[0]                       # NumPy: integers stay as they are
+        elif name in ("fmax", "fmin") and k in "biu":
+            expr = self.functor(name, out, *e)
+        elif name in _FLOAT_FUNCS:
             fn = _FLOAT_FUNCS[name][0 if out.itemsize == 4 else 1]
             expr = f"{fn}({', '.join(e)})"
         elif name in _PREDICATES:
@@ -1263,8 +1278,7 @@ class _Function:
             elif k == "f":
                 expr = f"{'fabsf' if out.itemsize == 4 else 'fabs'}({e[0]})"
             elif k == "i":
-                self.snip.add("minmax")
-                expr = f"jt_iabs<{c}>({e[0]})"
+                expr = self.functor("absolute", out, e[0])
             else:
                 expr = e[0]
         elif name in ("negative", "positive", "invert", "logical_not"):
@@ -1276,18 +1290,16 @@ class _Function:
         elif name == "sign":
             if k == "b":
                 _fail("sign() of a bool")
-            self.snip.add("minmax")
-            expr = f"jt_sign<{c}>({e[0]})"
+            expr = self.functor("sign", out, e[0])
         elif name in ("maximum", "minimum"):
             if k == "c":
                 _fail(f"{what} of complex numbers is not supported in kernels")
-            self.snip.add("minmax")
-            expr = f"jt_{name}<{c}>({e[0]}, {e[1]})"
+            expr = self.functor(name, out, *e)
         elif name == "fmod":
             if k == "f":
                 expr = f"{'fmodf' if out.itemsize == 4 else 'fmod'}({e[0]}, {e[1]})"
             else:
-                expr = f"(({c})({e[1]} == 0 ? 0 : {e[0]} % {e[1]}))"
+                expr = self.functor("fmod", out, *e)
         elif name == "power":
             return self.binop("**", *args)
         elif name in ("logical_and", "logical_or", "logical_xor"):
@@ -1622,14 +1634,17 @@ _HEADER = "// generated by gpuarr.jit from {name} ({file}:{line}) for {sig}\n"
 
 
 class Translation:
-    """The result: ``source`` (CUDA C), ``name`` (the kernel's C name),
-    ``plan`` (how call arguments become kernel parameters) and ``locals``
-    (each local's type: a dtype, or what it is bound to)."""
+    """The result: ``source`` (CUDA C), ``options`` (NVRTC's: the include
+    folder of gpuarr's headers when the source uses them), ``name`` (the
+    kernel's C name), ``plan`` (how call arguments become kernel
+    parameters) and ``locals`` (each local's type: a dtype, or what it is
+    bound to)."""
 
-    __slots__ = ("source", "name", "plan", "locals")
+    __slots__ = ("source", "options", "name", "plan", "locals")
 
-    def __init__(self, source, name, plan, locals_):
-        self.source, self.name, self.plan, self.locals = source, name, plan, locals_
+    def __init__(self, source, options, name, plan, locals_):
+        self.source, self.options, self.name = source, options, name
+        self.plan, self.locals = plan, locals_
 
 
 def translate(func, types):
@@ -1653,5 +1668,9 @@ def translate(func, types):
             loc[n] = l.bind.type
         else:
             loc[n] = l.bind.value if isinstance(l.bind, K) else l.bind
-    return Translation("".join(parts), name, plan, loc)
+    options = ()
+    if "ufunc_ops" in gen.snippets:
+        from ..cuda import compiler
+        options = (f"-I{compiler.include_dir()}",)
+    return Translation("".join(parts), options, name, plan, loc)
 

@@ -10,13 +10,23 @@ with Python scalars (literals, globals) as NEP 50 weak types.
 """
 import numpy
 
-__all__ = ["Array", "ctype", "literal", "scalar_of", "python_type", "same_kind", "SCALARS"]
+__all__ = ["Array", "ctype", "header_ctype", "literal", "scalar_of", "python_type", "same_kind",
+           "SCALARS"]
 
 _CNAMES = {
     "?": "bool", "b": "signed char", "h": "short", "i": "int", "l": "long long",
     "q": "long long", "B": "unsigned char", "H": "unsigned short", "I": "unsigned int",
     "L": "unsigned long long", "Q": "unsigned long long", "f": "float", "d": "double",
     "F": "jt_complex64", "D": "jt_complex128",
+}
+
+# The element types of gpuarr's ufunc_ops.cuh, on which its functors are
+# called: int64_t there may be 'long' (a host compiler's <cstdint>) where jit
+# spells 'long long'.
+_HEADER_NAMES = {
+    "?": "ga_t_b", "b": "ga_t_i8", "h": "ga_t_i16", "i": "ga_t_i32", "l": "ga_t_i64",
+    "q": "ga_t_i64", "B": "ga_t_u8", "H": "ga_t_u16", "I": "ga_t_u32", "L": "ga_t_u64",
+    "Q": "ga_t_u64", "f": "ga_t_f32", "d": "ga_t_f64",
 }
 
 SCALARS = tuple(numpy.dtype(c) for c in "?bhilBHILfdFD")
@@ -64,6 +74,11 @@ def ctype(t):
     if isinstance(t, Array):
         return ctype(t.dtype) + " *"
     return _CNAMES[numpy.dtype(t).char]
+
+
+def header_ctype(t):
+    """The element type of ufunc_ops.cuh for a real scalar dtype."""
+    return _HEADER_NAMES[numpy.dtype(t).char]
 
 
 def python_type(v):
