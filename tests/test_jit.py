@@ -27,20 +27,15 @@ import gpuarr as cp
 from gpuarr import jit
 from gpuarr.jit import _kernel
 
-try:
-    from gpuarr.cuda.compiler import compile_code, find_nvrtc
-    find_nvrtc()
-    HAVE_NVRTC = True
-except Exception:  # noqa: BLE001 (any failure to load NVRTC)
-    HAVE_NVRTC = False
+from gpuarr.cuda.compiler import compile_code
 
-needs_nvrtc = pytest.mark.skipif(not HAVE_NVRTC, reason="NVRTC not found")
+from conftest import requires_nvrtc as needs_nvrtc, _have_nvrtc
+
+HAVE_NVRTC = _have_nvrtc()
 needs_cxx = pytest.mark.skipif(shutil.which("g++") is None, reason="no host C++ compiler")
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPUARR_CACHE_DIR", str(tmp_path / "kernels"))
+pytestmark = pytest.mark.usefixtures("private_kernel_cache")
 
 
 # ======================================================= example kernels ====

@@ -25,7 +25,7 @@ struct __align__(8) jt_complex64 {
     __device__ jt_complex64() {}
     __device__ jt_complex64(float r, float i = 0.0f) : re(r), im(i) {}
 };
-struct __align__(16) jt_complex128 {
+struct __align__(8) jt_complex128 {     /* 8, as NumPy and ga_c128: views at any legal offset load safely */
     double re, im;
     __device__ jt_complex128() {}
     __device__ jt_complex128(double r, double i = 0.0) : re(r), im(i) {}
