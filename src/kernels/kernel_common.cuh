@@ -13,9 +13,14 @@
 #define GA_KERNEL_COMMON_CUH
 
 #ifdef __CUDACC_RTC__
-/* libcu++'s <cuda/std/cstdint> declares these same types under NVRTC, but
- * reading it costs NVRTC ~11 ms a compile; an alias declared twice with one
- * type is allowed, so kernels that include it too still compile. */
+/* NVRTC has no <stdint.h>: the integer types are declared here, as libcu++'s
+ * <cuda/std/cstdint> declares them under NVRTC (reading that costs NVRTC
+ * ~11 ms a compile; an alias declared twice with one type is allowed, so
+ * kernels that include it too still compile).  A host compiler reading this
+ * branch (tests/test_jit.py's emulator) has its own. */
+#if __has_include(<stdint.h>)
+#include <stdint.h>
+#else
 typedef signed char int8_t;
 typedef short int16_t;
 typedef int int32_t;
@@ -25,6 +30,7 @@ typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
 typedef unsigned long long uintptr_t;
+#endif
 #if defined(GA_RTC_HALF) || defined(GA_RTC_COMPLEX)   /* libcu++'s complex includes it */
 #include <cuda_fp16.h>
 #else
