@@ -1285,6 +1285,7 @@ def markdown(run, full=True):
         f"# gpuarr benchmarks: {m['gpu']}",
         "",
         f"{run['date']} | driver {m['driver']} | "
+        + (f"code {run['commit']} | " if run.get("commit") else "")
         + ", ".join(f"{k} {val}" for k, val in v.items()),
         "",
         "Device copy rate (1 GiB, bytes read + written): "
@@ -1392,6 +1393,9 @@ def main(argv=None):
     selection = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()
                          if k in ("only", "issue") and v is not None)
     run = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+           # the commit measured, where the caller names it (a lent GPU machine
+           # gets a copy of the working tree without its history)
+           "commit": os.environ.get("GPUARR_COMMIT", ""),
            "machine": dataclasses.asdict(machine),
            "selection": (selection + " --quick" * args.quick + " --baseline" * args.baseline).strip(),
            "config": dataclasses.asdict(cfg), "cases": []}

@@ -172,11 +172,15 @@ def machine():
         sys.exit(f"cannot import gpuarr from {REPO} (build it first, e.g. with --build):\n"
                  f"{out.stderr.strip()}")
     info = json.loads(out.stdout)
-    try:
-        info["commit"] = subprocess.check_output(["git", "rev-parse", "HEAD"], cwd=REPO,
-                                                 stderr=subprocess.DEVNULL, text=True).strip()
-    except (OSError, subprocess.CalledProcessError):
-        pass
+    # GPUARR_COMMIT names the commit where the checkout's .git is not the
+    # source's (a copy of the working tree on a lent GPU machine)
+    info["commit"] = os.environ.get("GPUARR_COMMIT", "")
+    if not info["commit"]:
+        try:
+            info["commit"] = subprocess.check_output(["git", "rev-parse", "HEAD"], cwd=REPO,
+                                                     stderr=subprocess.DEVNULL, text=True).strip()
+        except (OSError, subprocess.CalledProcessError):
+            del info["commit"]
     return info
 
 
