@@ -6,11 +6,12 @@ ElementwiseKernel, ReductionKernel, fuse, jit.rawkernel).
 
 NVRTC is loaded on the first compile with ``ctypes`` (dlopen), never linked:
 ``import gpuarr`` and every built-in operation work without it.  It is looked
-for where users have it, in this order: ``$CUDA_HOME`` / ``$CUDA_PATH``
-(``lib64``, ``lib``), the NVIDIA wheels in site-packages (``nvidia/cu13/lib``
-from ``nvidia-cuda-nvrtc`` 13, ``nvidia/cuda_nvrtc/lib`` from the CUDA 12
-wheel), then the system's library path.  When it is missing, NVRTCError
-names every place searched and the pip package to install
+for by gpuarr/cuda/_libs.py, the finder cuFFT uses too, where users have it,
+in this order: ``$CUDA_HOME`` / ``$CUDA_PATH`` (``lib64``, ``lib``), the
+NVIDIA wheels in site-packages (``nvidia/cu13/lib`` from
+``nvidia-cuda-nvrtc`` 13, ``nvidia/cuda_nvrtc/lib`` from the CUDA 12 wheel),
+then the system's library path.  When it is missing, NVRTCError names every
+place searched and the pip package to install
 (``pip install "gpuarr[nvrtc]"``).
 
 Code is compiled to a cubin for the device's exact architecture, or to PTX
@@ -37,7 +38,6 @@ degrades to compiling in memory.  Each of these gives one warning naming
 the path, not an error.
 """
 import os
-import sys
 import threading
 import warnings
 
@@ -47,6 +47,8 @@ try:
     from _blake2 import blake2b as _hash
 except ImportError:  # an interpreter without the built-in module
     from hashlib import blake2b as _hash
+
+from . import _libs
 
 __all__ = ["CompileException", "NVRTCError", "compile_code", "nvrtc_version",
            "cache_dir", "find_nvrtc"]
@@ -102,37 +104,16 @@ class CompileException(Exception):
 
 _lock = threading.Lock()
 _lib = None
-_searched = []
+
+# NVRTC's sonames (newest first) and the NVIDIA wheels' folders under
+# site-packages/nvidia: nvidia-cuda-nvrtc 13 (cu13), the CUDA 12 wheel.
+_NAMES = ("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so")
+_WHEEL_SUBDIRS = ("cu13", "cuda_nvrtc")
 
 
 def _candidates():
-    """(place, path) pairs to try, in order."""
-    names = ("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so")
-    out = []
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        root = os.environ.get(var)
-        if root:
-            for sub in ("lib64", "lib", os.path.join("targets", "x86_64-linux", "lib")):
-                for n in names:
-                    out.append((f"${var}/{sub}", os.path.join(root, sub, n)))
-    for site in _site_dirs():
-        for sub in (os.path.join("nvidia", "cu13", "lib"), os.path.join("nvidia", "cuda_nvrtc", "lib")):
-            for n in names:
-                out.append((os.path.join(site, sub), os.path.join(site, sub, n)))
-    for n in names:
-        out.append(("the system library path", n))
-    if not os.environ.get("CUDA_HOME") and not os.environ.get("CUDA_PATH"):
-        for n in names:
-            out.append(("/usr/local/cuda/lib64", os.path.join("/usr/local/cuda/lib64", n)))
-    return out
-
-
-def _site_dirs():
-    seen = []
-    for p in sys.path:
-        if p and os.path.basename(p) in ("site-packages", "dist-packages") and p not in seen:
-            seen.append(p)
-    return seen
+    """(place, path) pairs to try, in order (gpuarr/cuda/_libs.py)."""
+    return _libs.candidates(_NAMES, _WHEEL_SUBDIRS)
 
 
 _located = None
@@ -140,20 +121,12 @@ _located = None
 
 def _locate():
     """(place, path) of the NVRTC library file to use, found without loading
-    it (a few stat calls, once a process); ('the system library path',
-    soname) when no candidate file exists, for dlopen to look up; and the
-    places searched."""
+    it (a few stat calls, once a process, gpuarr/cuda/_libs.py); ('the system
+    library path', soname) when no candidate file exists, for dlopen to look
+    up; and the places searched."""
     global _located
     if _located is None:
-        places = []
-        for place, path in _candidates():
-            if os.sep not in path or os.path.isfile(path):
-                _located = (place, path, places)
-                break
-            if place not in places:
-                places.append(place)
-        else:
-            _located = (None, None, places)
+        _located = _libs.locate(_candidates())
     return _located
 
 
@@ -180,35 +153,25 @@ def find_nvrtc():
     return _nvrtc()._name
 
 
+def _not_found(places):
+    return NVRTCError(
+        "NVRTC (the CUDA run-time compiler, libnvrtc.so) was not found, so user-written "
+        "kernels cannot be compiled (gpuarr's built-in operations do not need it). "
+        "Looked in: " + "; ".join(places) + ". Install it with "
+        "`pip install \"gpuarr[nvrtc]\"` (the nvidia-cuda-nvrtc wheel), or set CUDA_HOME "
+        "to a CUDA toolkit.")
+
+
 def _nvrtc():
     global _lib
     if _lib is not None:
         return _lib
     with _lock:
-        if _lib is not None:
-            return _lib
-        import ctypes
-        place, path, places = _locate()
-        tried = [path] if path is not None else []
-        if path is not None and os.sep not in path:      # the system path: any soname
-            tried = [p for pl, p in _candidates() if os.sep not in p]
-        for name in tried:
-            try:
-                lib = ctypes.CDLL(name)
-            except OSError:
-                continue
+        if _lib is None:
+            lib = _libs.load(_candidates(), _not_found)
             _declare(lib)
             _lib = lib
-            return lib
-        if place is not None and place not in places:
-            places.append(place)
-        _searched[:] = places
-        raise NVRTCError(
-            "NVRTC (the CUDA run-time compiler, libnvrtc.so) was not found, so user-written "
-            "kernels cannot be compiled (gpuarr's built-in operations do not need it). "
-            "Looked in: " + "; ".join(places) + ". Install it with "
-            "`pip install \"gpuarr[nvrtc]\"` (the nvidia-cuda-nvrtc wheel), or set CUDA_HOME "
-            "to a CUDA toolkit.")
+        return _lib
 
 
 def _declare(lib):
