@@ -21,21 +21,32 @@ def _to_device(x):
     return x
 
 
-def _numpy_name(func):
+def _implementation(func):
+    """(name, gpuarr's function) for a NumPy function: gp.<name>, or
+    gp.fft.<name> for numpy.fft's; the function is None where gpuarr has
+    none (numpy.linalg, numpy.random)."""
     mod = getattr(func, "__module__", "") or ""
     name = func.__name__
-    if mod.startswith("numpy.linalg") or mod.startswith("numpy.fft") or \
-            mod.startswith("numpy.random"):
-        return None
-    return name
+    if mod.startswith("numpy.linalg") or mod.startswith("numpy.random"):
+        return name, None
+    if mod.startswith("numpy.fft"):
+        from . import fft
+        name, impl = f"fft.{name}", getattr(fft, name, None)
+    else:
+        impl = getattr(gpuarr, name, None)
+    if impl is None or not callable(impl) or isinstance(impl, type):
+        return name, None
+    return name, impl
 
 
 def array_function(self, func, types, args, kwargs):
-    name = _numpy_name(func)
-    impl = getattr(gpuarr, name, None) if name else None
-    if impl is None or not callable(impl) or isinstance(impl, type):
-        raise TypeError(f"gpuarr does not implement numpy.{func.__name__} for device arrays "
+    name, impl = _implementation(func)
+    if impl is None:
+        raise TypeError(f"gpuarr does not implement numpy.{name} for device arrays "
                         "(no host fallback: copy to the host with .get() to use NumPy)")
+    if isinstance(kwargs.get("out"), numpy.ndarray):
+        raise TypeError(f"numpy.{name}: out= must be a device array here (a host array would "
+                        "need a hidden copy)")
     return impl(*_to_device(list(args)), **{k: _to_device(v) for k, v in kwargs.items()})
 
 

@@ -170,6 +170,8 @@ class Backend:
 
 
 def install_model(monkeypatch):
+    from _fft_emulation import install_fft_model
+    install_fft_model(monkeypatch)
     core = _ModelCore()
     for mod in (gconv, gsignal, gfilters):
         monkeypatch.setattr(mod, "_core", core)

@@ -1,9 +1,11 @@
 """scipy.signal's convolutions on device arrays: convolve2d, correlate2d,
-convolve, correlate, fftconvolve and choose_conv_method.
+convolve, correlate, fftconvolve, oaconvolve and choose_conv_method.
 
 Same signatures, defaults, output shapes and dtypes and the same errors as
-SciPy.  Every function computes the direct sum on the device
-(src/kernels/convolve.cu); nothing is compiled at run time:
+SciPy.  Two engines, neither compiled at run time:
+
+Direct sums (src/kernels/convolve.cu): convolve2d, correlate2d, and
+convolve/correlate with method='direct':
 
 * 2-d and N-d inputs run the tile kernel: a block stages its input tile and
   halo in shared memory, extended at load time (boundary 'fill', 'wrap',
@@ -21,15 +23,43 @@ SciPy.  Every function computes the direct sum on the device
   (For images large enough to pay for the two extra launches.)
 * 1-d inputs (and N-d filters that only act along the last axis) run the
   line kernel, as gpuarr.convolve does.
-* ``method='fft'`` and ``fftconvolve`` run the same direct kernels (gpuarr has
-  no FFT path: at the filter sizes these functions meet, the direct sum is
-  faster than three FFTs on the GPU and exact for integers); results equal
-  SciPy's FFT results within rounding, with SciPy's FFT output dtypes.
-* ``choose_conv_method`` therefore answers 'direct' (see its docstring).
 
-Integer inputs are computed in wrapping int64 (exact, as SciPy's direct
-loops); complex inputs as four real correlations; float32 in float32.
+FFT convolution (cuFFT through gpuarr.fft): fftconvolve, oaconvolve, and
+convolve/correlate with method='fft':
+
+* Real inputs: both zero-padded and transformed with R2C (rfftn), the
+  spectra multiplied in one ufunc call, one C2R plan back (irfftn), the
+  mode's part returned as a view.  Complex inputs use C2C (fftn/ifftn).
+* The transforms are cyclic, of the smallest length per axis at which the
+  wrap-around misses the part the mode keeps (for 'same',
+  n1 + n2 - 1 - (n2 - 1) // 2 rather than SciPy's n1 + n2 - 1; for
+  'valid', n1), rounded up to a product of 2, 3, 5 and 7 (cuFFT's fast
+  radices; even along the halved axis).
+* 1/N is applied to the smaller input before its transform, so no pass
+  over the large result scales it; an input a quarter of the padded size
+  or less (a filter) is padded and transformed one axis at a time, so its
+  zero rows are never transformed.
+* oaconvolve gives SciPy's result by the same whole-array FFT: on the GPU
+  one transform of the minimal cyclic length is faster than many blocks.
+
+method='auto' (choose_conv_method) compares the two engines' estimated
+device times from the shapes alone (no data read, no synchronisation); see
+``conv_costs``.  Integer inputs use the FFT only where the float64 result
+rounds back to the exact sum for any values of their dtypes (SciPy checks
+the data's extremes, which would synchronise); bool inputs always run
+directly.
+
+Dtypes: the direct kernels compute integer inputs in wrapping int64
+(exact, as SciPy's direct loops), complex inputs as real correlations of
+their parts, float32 in float32.  The FFT path follows SciPy's FFT rules:
+integers and bool in float64, float16 in float32, and method='fft' rounds
+integer results and casts to the inputs' result type (bool results are
+rounded before the cast; SciPy casts its FFT noise, so its zeros can
+come out True).  SciPy's warning for NaN/inf in an FFT result is not
+given (it reads the result on the host).
 """
+import functools
+import math
 import operator
 
 import numpy
@@ -38,7 +68,7 @@ from .. import _core
 from .._convolve import as_operand, to_device, correlate_parts, EXT_CONSTANT, EXT_REFLECT, \
     EXT_WRAP
 
-__all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve",
+__all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve", "oaconvolve",
            "choose_conv_method"]
 
 _MODES = ("full", "same", "valid")
@@ -235,13 +265,14 @@ def _nd(in1, in2, mode, method, convolution):
     rt = numpy.result_type(in1.dtype, in2.dtype)
     if method == "auto":
         method = choose_conv_method(in1, in2, mode=mode)
+    if method == "fft":
+        return _fft_method(in1, in2, mode, convolution, rt)
     if _np_ok(in1, in2, mode):
-        # NumPy's 1-d functions give SciPy's answer for every method here.
+        # NumPy's 1-d functions give SciPy's answer here.
         return (gpuarr.convolve if convolution else gpuarr.correlate)(to_device(in1),
                                                                       to_device(in2), mode)
-    if method == "direct" and (rt.kind == "b" or rt == numpy.float16):
+    if rt.kind == "b" or rt == numpy.float16:
         raise ValueError("Unsupported type")
-    # 'fft' runs the direct kernels too, keeping the FFT path's dtypes.
     if swapped or (mode == "full" and in2.size > in1.size):
         # The larger input as data, the smaller as taps: a convolution
         # commutes, a correlation is the reversed conjugate of the swapped
@@ -255,18 +286,38 @@ def _nd(in1, in2, mode, method, convolution):
     return _reverse(out, True) if swapped else out
 
 
+def _fft_method(in1, in2, mode, convolution, rt):
+    """method='fft' as SciPy's convolve computes it: fftconvolve (of in1
+    and the reversed conjugate of in2 for a correlation), integer results
+    rounded, cast to the inputs' result type."""
+    import gpuarr
+    in1, in2 = to_device(in1), to_device(in2)
+    if not convolution:
+        in2 = in2[(slice(None, None, -1),) * in2.ndim]
+        if in2.dtype.kind == "c":
+            in2 = gpuarr.conjugate(in2)
+    if _swap_for_valid(mode, in1.shape, in2.shape):
+        in1, in2 = in2, in1
+    axes = [a for a in range(in1.ndim) if in1.shape[a] != 1 and in2.shape[a] != 1]
+    out = _fft_convolve(in1, in2, mode, axes)
+    if rt.kind in "biu":
+        out = gpuarr.rint(out)
+    return out if out.dtype == rt else out.astype(rt)
+
+
 def convolve(in1, in2, mode="full", method="auto"):
     """Convolve two N-d device arrays (scipy.signal.convolve).
 
     mode 'full', 'same' or 'valid' as SciPy; method 'auto', 'direct' or
-    'fft'.  Every method computes the direct sum on the device: 1-d inputs
-    through gpuarr.convolve (the line kernel), N-d through the tile kernel
-    (leading axes looped inside the kernel).  'fft' keeps SciPy's FFT
-    semantics for dtypes (float16 accepted, computed in float32); integer
-    results are exact where SciPy's FFT path rounds.  'auto' picks 'direct'
-    (see choose_conv_method).  Errors as SciPy: ValueError for mismatched
-    dimensionality, bad mode or method names, 'valid' shapes where neither
-    input contains the other, bool/float16 with method='direct' (N-d).
+    'fft'.  'direct' computes the sum on the device: 1-d inputs through
+    gpuarr.convolve (the line kernel), N-d through the tile kernel
+    (leading axes looped inside the kernel).  'fft' is fftconvolve's FFT
+    convolution with SciPy's FFT semantics for dtypes (integers rounded,
+    float16 computed in float32, the result cast to the inputs' type).
+    'auto' picks by choose_conv_method's cost model.  Errors as SciPy:
+    ValueError for mismatched dimensionality, bad mode or method names,
+    'valid' shapes where neither input contains the other, bool/float16
+    with method='direct' (N-d).
     """
     return _nd(in1, in2, mode, method, True)
 
@@ -274,37 +325,108 @@ def convolve(in1, in2, mode="full", method="auto"):
 def correlate(in1, in2, mode="full", method="auto"):
     """Cross-correlate two N-d device arrays (scipy.signal.correlate):
     ``z[k] = sum_l in1[l] * conj(in2[l - k + ...])`` with SciPy's modes,
-    methods, output shapes and dtypes; computed as convolve is (when in2 is
-    the larger input the roles are swapped and the result reversed and
-    conjugated, which is the same sum)."""
+    methods, output shapes and dtypes; 'direct' as convolve computes it
+    (when in2 is the larger input the roles are swapped and the result
+    reversed and conjugated, which is the same sum), 'fft' as SciPy does,
+    the FFT convolution of in1 with in2 reversed and conjugated."""
     return _nd(in1, in2, mode, method, False)
 
 
-def _fft_dtype(rt):
-    if rt.kind in "biu":
+def _fft_type(dt):
+    """The dtype SciPy's FFT convolution computes an input in: float64 for
+    integers and bool, float32 for float16, else the input's own."""
+    if dt.kind in "biu":
         return numpy.dtype(numpy.float64)
-    if rt == numpy.float16:
+    if dt == numpy.float16:
         return numpy.dtype(numpy.float32)
-    return rt
+    return dt
 
 
-def fftconvolve(in1, in2, mode="full", axes=None):
-    """scipy.signal.fftconvolve's result, computed by the direct kernels.
+@functools.lru_cache(maxsize=4096)
+def _fast_len(n, even):
+    """The smallest product of 2, 3, 5 and 7 (cuFFT's fast radices) that is
+    at least n, and even when even."""
+    best = 1 << (max(n, 2 if even else 1) - 1).bit_length()    # a power of two qualifies
+    p7 = 1
+    while p7 < best:
+        p5 = p7
+        while p5 < best:
+            p3 = p5
+            while p3 < best:
+                m = p3
+                while m < n or (even and m % 2):
+                    m *= 2
+                best = min(best, m)
+                p3 *= 3
+            p5 *= 5
+        p7 *= 7
+    return best
 
-    Same modes, ``axes`` (the other axes broadcast: equal lengths, or 1 in
-    one input) and output shape and dtype as SciPy (float64 for integer and
-    bool inputs, float32 for float16, else the inputs' result type).
-    gpuarr runs the direct sum (tile or line kernel), not an FFT: at the
-    sizes of image filters it is faster on the GPU and has no FFT round-off.
-    Where in2 varies along a broadcast axis, each slice is one launch.
-    """
-    in1, in2 = _inputs(in1, in2, "fftconvolve")
+
+def _conv_geometry(s1, s2, mode, axes, real):
+    """The FFT convolution's geometry: (full, target, start, lengths) with
+    SciPy's 'full' shape (n1 + n2 - 1 along the transformed axes, the
+    broadcast length along the others), the mode's shape and its offset in
+    the full result, and the cyclic length of each transformed axis: the
+    least at which the wrap-around misses [start, start + target), rounded
+    up by _fast_len (even along the last axis of a real transform)."""
+    nd = len(s1)
+    full = [s1[a] + s2[a] - 1 if a in axes else max(s1[a], s2[a]) for a in range(nd)]
+    if mode == "full":
+        target = full
+    elif mode == "same":
+        target = list(s1)
+    else:
+        target = [s1[a] - s2[a] + 1 if a in axes else full[a] for a in range(nd)]
+    start = [(f - t) // 2 for f, t in zip(full, target)]
+    lengths = [_fast_len(max(start[a] + target[a], full[a] - start[a]),
+                         real and a == axes[-1]) for a in axes]
+    return full, target, start, lengths
+
+
+def _fft_convolve(in1, in2, mode, axes):
+    """SciPy's fftconvolve of device arrays of equal ndim over the listed
+    axes (both lengths > 1; the other axes broadcast), the inputs already
+    in SciPy's order for 'valid'."""
+    import gpuarr
+    from ..fft import _fft
+    complex_result = in1.dtype.kind == "c" or in2.dtype.kind == "c"
+    real = not complex_result
+    full, target, start, lengths = _conv_geometry(in1.shape, in2.shape, mode, axes, real)
+    crop = tuple(slice(b, b + t) for b, t in zip(start, target))
+    if not axes:
+        return gpuarr.multiply(in1, in2)[crop]
+    t1, t2 = _fft_type(in1.dtype), _fft_type(in2.dtype)
+    if complex_result:
+        t1, t2 = numpy.result_type(t1, 1j), numpy.result_type(t2, 1j)
+    # The inverse transform's 1/N, on the smaller input.
+    scale = 1.0 / math.prod(lengths)
+    if in2.size <= in1.size:
+        in2 = gpuarr.multiply(in2 if in2.dtype == t2 else in2.astype(t2), scale)
+    else:
+        in1 = gpuarr.multiply(in1 if in1.dtype == t1 else in1.astype(t1), scale)
+    sp1 = _fft.padded_spectrum(in1, axes, lengths, real)
+    sp2 = _fft.padded_spectrum(in2, axes, lengths, real)
+    shape = tuple(max(a, b) for a, b in zip(sp1.shape, sp2.shape))
+    pt = numpy.result_type(sp1.dtype, sp2.dtype)
+    into = next((sp for sp in (sp1, sp2) if sp.shape == shape and sp.dtype == pt), None)
+    prod = gpuarr.multiply(sp1, sp2, out=into) if into is not None else gpuarr.multiply(sp1, sp2)
+    del sp1, sp2
+    return _fft.inverse_spectrum(prod, axes, lengths, real)[crop]
+
+
+def _freq_conv_args(in1, in2, mode, axes, fname):
+    """SciPy's argument handling for fftconvolve/oaconvolve: (result, None)
+    for 0-d and empty inputs, else (None, (in1, in2, axes)) with the
+    transformed axes (both lengths > 1) and the inputs swapped for
+    'valid' where SciPy swaps them."""
+    in1, in2 = _inputs(in1, in2, fname)
     if in1.ndim == in2.ndim == 0:
-        return to_device(in1) * to_device(in2)
+        return to_device(in1) * to_device(in2), None
     if in1.ndim != in2.ndim:
         raise ValueError("in1 and in2 should have the same dimensionality")
     if in1.size == 0 or in2.size == 0:
-        return _core.array([])
+        return _core.array([]), None
     _check_mode(mode)
     nd = in1.ndim
     if axes is None:
@@ -321,33 +443,35 @@ def fftconvolve(in1, in2, mode="full", axes=None):
         raise ValueError(f"incompatible shapes for in1 and in2: {s1} and {s2}")
     if _swap_for_valid(mode, s1, s2, conv):
         in1, in2 = in2, in1
-        s1, s2 = s2, s1
-    ft = _fft_dtype(numpy.result_type(in1.dtype, in2.dtype))
-    # SciPy's 'full' result, then cropped (centred) to the mode's shape.
-    full = [s1[a] + s2[a] - 1 if a in conv else max(s1[a], s2[a]) for a in range(nd)]
-    if mode == "full":
-        shape = full
-    elif mode == "same":
-        shape = list(s1)
-    else:
-        shape = [s1[a] - s2[a] + 1 if a in conv else full[a] for a in range(nd)]
-    start = [(f - n) // 2 for f, n in zip(full, shape)]
-    offsets = [start[a] - (s2[a] - 1) if a in conv else 0 for a in range(nd)]
-    in1, in2 = to_device(in1), to_device(in2)
-    out = _core.empty(tuple(shape), dtype=ft)
-    batched = [a for a in range(nd) if a not in conv and s2[a] > 1]
-    if not batched:
-        return _fill_direct(in1, in2, out, offsets, ft)
-    # in2 varies along a broadcast axis: one launch per output slice.
-    for idx in numpy.ndindex(*[shape[a] for a in batched]):
-        sel1, sel2, selo = [slice(None)] * nd, [slice(None)] * nd, [slice(None)] * nd
-        for a, i in zip(batched, idx):
-            b = i + start[a]
-            sel1[a] = slice(0, 1) if s1[a] == 1 else slice(b, b + 1)
-            sel2[a] = slice(b, b + 1)
-            selo[a] = slice(i, i + 1)
-        _fill_direct(in1[tuple(sel1)], in2[tuple(sel2)], out[tuple(selo)], offsets, ft)
-    return out
+    return None, (to_device(in1), to_device(in2), conv)
+
+
+def fftconvolve(in1, in2, mode="full", axes=None):
+    """Convolve two N-d device arrays by FFT (scipy.signal.fftconvolve).
+
+    Same modes, ``axes`` (the other axes broadcast: equal lengths, or 1 in
+    one input) and output shape and dtype as SciPy (float64 for integer and
+    bool inputs, float32 for float16, else the inputs' FFT result type).
+    Real inputs: R2C transforms of both (cuFFT), the spectra multiplied,
+    one C2R transform back; complex inputs: C2C.  The cyclic lengths are
+    the least that give the mode's part exactly, so 'same' and 'valid'
+    transform less than SciPy's n1 + n2 - 1 (see the module docstring);
+    the result is a view of the inverse transform, as SciPy's is of its
+    own before its copy.  Results match SciPy's within FFT rounding.
+    """
+    done, args = _freq_conv_args(in1, in2, mode, axes, "fftconvolve")
+    return done if args is None else _fft_convolve(*args[:2], mode, args[2])
+
+
+def oaconvolve(in1, in2, mode="full", axes=None):
+    """Convolve two N-d device arrays (scipy.signal.oaconvolve): SciPy's
+    arguments, shapes and dtypes, computed as fftconvolve computes them.
+    SciPy's overlap-add splits the larger input into blocks to save CPU
+    FFT work; on the GPU one transform of fftconvolve's minimal cyclic
+    length does the same sum faster at every size that fits in memory, and
+    the results agree within FFT rounding."""
+    done, args = _freq_conv_args(in1, in2, mode, axes, "oaconvolve")
+    return done if args is None else _fft_convolve(*args[:2], mode, args[2])
 
 
 def _normalize_axis(a, nd):
@@ -358,32 +482,82 @@ def _normalize_axis(a, nd):
     return a % nd
 
 
-def _fill_direct(x, w, out, offsets, ft):
-    ctype = _ctype(ft)
-    if ft.kind != "c":
-        _core._correlate(x, w, out, offsets, EXT_CONSTANT, 0, True, ctype)
-        return out
+# ------------------------------------------------- method='auto' --------
+# Estimated device seconds of the two engines, from shapes and dtypes only.
+# PLACEHOLDERS until measured on the lent H100 (issue 22): derived from the
+# direct tile kernel's 93 us for 2062^2 x 225 float64 multiply-adds and
+# cuFFT's 2-d double transforms at ~2048^2 (~50 us each), not fitted.
+# DIRECT_SECONDS_PER_MAC: one multiply-add of the direct kernels, by compute
+# type (float32, float64, wrapping int64), per real correlation (complex
+# inputs run 2 or 4).  FFT_SECONDS_PER_NLOGN: the whole FFT convolution
+# (two forward transforms, the product, one inverse, the padding) per
+# N log2 N of the padded transform size N, times the batch; complex
+# transforms count twice.  The fixed terms are the launches and host work
+# of each path.
+DIRECT_SECONDS_PER_MAC = {"f4": 5.0e-14, "f8": 1.0e-13, "i8": 2.0e-13}
+DIRECT_FIXED_SECONDS = 10e-6
+FFT_SECONDS_PER_NLOGN = {"f4": 1.5e-12, "f8": 3.0e-12}
+FFT_FIXED_SECONDS = 60e-6
 
-    def run(xp, wp, o, cv):
-        _core._correlate(xp, wp, o, offsets, EXT_CONSTANT, cv, True, ctype)
 
-    return correlate_parts(run, x, w, out, 0, False)
+def _fft_exact_for(dt1, dt2, smaller):
+    """Whether float64 FFT results round back to the exact integer sums for
+    any values of these integer dtypes: SciPy's bound, max|in1| max|in2|
+    min(size) < 2^52, taken at the dtypes' extremes."""
+    def peak(dt):
+        if dt.kind == "b":
+            return 1
+        info = numpy.iinfo(dt)
+        return max(abs(int(info.min)), int(info.max))
+    return peak(dt1) * peak(dt2) * smaller < 2 ** numpy.finfo(numpy.float64).nmant - 1
+
+
+def conv_costs(shape1, shape2, dtype1, dtype2, mode="full"):
+    """(fft_seconds, direct_seconds): the cost model behind method='auto'
+    for convolving inputs of these shapes and dtypes (the placeholder
+    constants above; no device needed)."""
+    s1, s2 = tuple(shape1), tuple(shape2)
+    dt1, dt2 = numpy.dtype(dtype1), numpy.dtype(dtype2)
+    rt = numpy.result_type(dt1, dt2)
+    nd = len(s1)
+    n1, n2 = math.prod(s1), math.prod(s2)
+    if mode == "full":
+        out, taps = [a + b - 1 for a, b in zip(s1, s2)], min(n1, n2)
+    elif mode == "same":
+        out, taps = list(s1), n2
+    else:
+        out, taps = [abs(a - b) + 1 for a, b in zip(s1, s2)], min(n1, n2)
+    parts = (dt1.kind == "c") + (dt2.kind == "c")
+    single = all(_fft_type(d).char in "fF" for d in (dt1, dt2))
+    ctype = "i8" if rt.kind in "biu" else "f4" if rt.char in "efF" else "f8"
+    direct = DIRECT_FIXED_SECONDS + (math.prod(out) * taps * (1, 2, 4)[parts]
+                                     * DIRECT_SECONDS_PER_MAC[ctype])
+    if _swap_for_valid(mode, s1, s2):
+        s1, s2 = s2, s1
+    axes = [a for a in range(nd) if s1[a] != 1 and s2[a] != 1]
+    full, _, _, lengths = _conv_geometry(s1, s2, mode, axes, parts == 0)
+    batch = math.prod(full[a] for a in range(nd) if a not in axes)
+    size = math.prod(lengths)
+    units = batch * size * max(1.0, math.log2(size)) * (2 if parts else 1)
+    fft = FFT_FIXED_SECONDS + units * FFT_SECONDS_PER_NLOGN["f4" if single else "f8"]
+    return fft, direct
 
 
 def choose_conv_method(in1, in2, mode="full", measure=False):
     """The method signal.convolve/correlate use for method='auto'.
 
-    gpuarr answers 'direct' for every input its direct kernels take, and
-    'fft' only for float16 (which SciPy's direct method refuses and whose
-    'fft' path gpuarr computes directly in float32): gpuarr's 'fft' method
-    runs the same direct kernels, so there is nothing to choose between
-    (SciPy's heuristic weighs its CPU FFT against its CPU loops).  With
-    ``measure=True`` both methods are timed on the device and
-    ``(method, {'direct': seconds, 'fft': seconds})`` is returned.
+    'fft' where conv_costs estimates the FFT convolution faster on the
+    device than the direct kernels, else 'direct'; from the shapes and
+    dtypes alone (no synchronisation).  bool inputs always get 'direct';
+    integer inputs get 'fft' only where a float64 FFT is exact for every
+    value of their dtypes (8- and 16-bit integers; SciPy checks the data's
+    extremes instead); float16 gets 'fft' (SciPy's direct method refuses
+    float16 N-d inputs).  With ``measure=True`` both methods are timed on
+    the device and ``(method, {'direct': seconds, 'fft': seconds})`` is
+    returned.
     """
     in1, in2 = _inputs(in1, in2, "choose_conv_method")
     _check_mode(mode)
-    rt = numpy.result_type(in1.dtype, in2.dtype)
     if measure:
         from ..profiler import benchmark
         times = {}
@@ -392,4 +566,16 @@ def choose_conv_method(in1, in2, mode="full", measure=False):
                           n_warmup=1)
             times[method] = float(numpy.min(r.gpu_times))
         return ("fft" if times["fft"] < times["direct"] else "direct"), times
-    return "fft" if rt == numpy.float16 else "direct"
+    rt = numpy.result_type(in1.dtype, in2.dtype)
+    if rt == numpy.float16:
+        return "fft"
+    if rt.kind == "b" or in1.ndim != in2.ndim or in1.ndim == 0 or not in1.size or \
+            not in2.size:
+        return "direct"
+    if rt.kind in "iu" and not _fft_exact_for(in1.dtype, in2.dtype, min(in1.size, in2.size)):
+        return "direct"
+    if mode == "valid" and not (all(a >= b for a, b in zip(in1.shape, in2.shape)) or
+                                all(b >= a for a, b in zip(in1.shape, in2.shape))):
+        return "direct"
+    fft, direct = conv_costs(in1.shape, in2.shape, in1.dtype, in2.dtype, mode)
+    return "fft" if fft < direct else "direct"
