@@ -76,13 +76,14 @@ LIBS = ("gpuarr", "cupy", "numpy")
 # ------------------------------------------------------------------ goals ---
 
 _SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
-_GOAL = re.compile(r"(<=|>=)\s*([0-9]*\.?[0-9]+)\s*(s|ms|us|GB/s|% copy)")
+_GOAL = re.compile(r"(<=|>=)\s*([0-9]*\.?[0-9]+)\s*(s|ms|us|GB/s|% copy|x CuPy)")
 
 
 @dataclasses.dataclass(frozen=True)
 class Goal:
-    """A target from an issue: "<= 0.6 ms", ">= 25 GB/s", or ">= 95% copy"
-    (a fraction of the device copy rate measured in this run)."""
+    """A target from an issue: "<= 0.6 ms", ">= 25 GB/s", ">= 95% copy"
+    (a fraction of the device copy rate measured in this run), or
+    "<= 1x CuPy" (gpuarr's median over CuPy's, measured in this run)."""
     op: str
     value: float
     unit: str
@@ -92,22 +93,35 @@ class Goal:
         m = _GOAL.fullmatch(text.strip())
         if m is None:
             raise ValueError(f"goal {text!r} is not '<= or >=, a number, a unit' "
-                             "with unit s, ms, us, GB/s or '% copy'")
+                             "with unit s, ms, us, GB/s, '% copy' or 'x CuPy'")
         return cls(m[1], float(m[2]), m[3])
 
     @property
     def is_rate(self):
-        return self.unit not in _SECONDS
+        return self.unit not in _SECONDS and not self.is_relative
+
+    @property
+    def is_relative(self):
+        return self.unit == "x CuPy"
 
     def target(self, copy_rate):
-        """Seconds for time goals, bytes per second for rates (None if unknown)."""
+        """Seconds for time goals, bytes per second for rates (None if unknown
+        or relative to CuPy)."""
         if self.unit in _SECONDS:
             return self.value * _SECONDS[self.unit]
         if self.unit == "GB/s":
             return self.value * 1e9
+        if self.is_relative:
+            return None
         return self.value / 100 * copy_rate if copy_rate else None
 
-    def met(self, seconds, moved, copy_rate):
+    def met(self, seconds, moved, copy_rate, ratio=None):
+        """Whether the goal is met (None if it cannot be told); ratio is
+        gpuarr's median over CuPy's, for goals relative to CuPy."""
+        if self.is_relative:
+            if ratio is None:
+                return None
+            return ratio <= self.value if self.op == "<=" else ratio >= self.value
         target = self.target(copy_rate)
         if target is None:
             return None
@@ -115,7 +129,8 @@ class Goal:
         return measured <= target if self.op == "<=" else measured >= target
 
     def describe(self, copy_rate=None):
-        text = f"{self.op} {self.value:g}{'' if self.unit == '% copy' else ' '}{self.unit}"
+        text = f"{self.op} {self.value:g}{'' if self.unit in ('% copy', 'x CuPy') else ' '}" \
+            f"{self.unit}"
         if self.unit == "% copy" and copy_rate:
             text += f" ({fmt_rate(self.target(copy_rate))})"
         return text
@@ -1079,6 +1094,53 @@ def l2norm_1gib(xp, x):
     return lambda: k(x)
 
 
+# ---------------------------------------------------------- issue 22: FFT ---
+
+def image_and_filter(k):
+    """The lesson's image size in float64 and a random k x k filter."""
+    def setup():
+        rng = np.random.default_rng(22)
+        return rng.random((2048, 2048)), rng.random((k, k))
+    return setup
+
+
+def fftconvolve_same(xp, image, kernel):
+    return lambda: xp.signal.fftconvolve(image, kernel, mode="same")
+
+
+def convolve_auto_same(xp, image, kernel):
+    return lambda: xp.signal.convolve(image, kernel, mode="same", method="auto")
+
+
+for _k, _cupy in ((31, "705 us"), (63, "648 us"), (127, "548 us")):
+    case(f"fftconvolve_2048_{_k}", issue=22, desc="signal.fftconvolve(image, filter, mode='same')",
+         size=f"2048^2 f64 * {_k}^2", goal="<= 0.4 ms", bytes=8 * 2 * N4M, cupy_ref=_cupy,
+         tol=(1e-9, 1e-8), ref_key=f"conv_same_{_k}", requires=("scipy.signal.fftconvolve",),
+         setup=image_and_filter(_k))(fftconvolve_same)
+    case(f"convolve_auto_2048_{_k}", issue=22,
+         desc="signal.convolve(image, filter, mode='same', method='auto')",
+         size=f"2048^2 f64 * {_k}^2", goal="<= 0.4 ms", bytes=8 * 2 * N4M, tol=(1e-9, 1e-8),
+         ref_key=f"conv_same_{_k}", requires=("scipy.signal.convolve",),
+         setup=image_and_filter(_k))(convolve_auto_same)
+
+
+@case("fft2_2048_c128", issue=22, desc="fft.fft2(x); goal: not slower than CuPy",
+      size="2048^2 c128", goal="<= 1x CuPy", bytes=2 * 16 * N4M, tol=(1e-9, 1e-7),
+      requires=("fft.fft2",),
+      setup=lambda: (host_random(N4M, np.float64).reshape(2048, 2048)
+                     + 1j * host_random(N4M, np.float64, seed=1).reshape(2048, 2048),))
+def fft2(xp, x):
+    return lambda: xp.fft.fft2(x)
+
+
+@case("rfft_2e24_f32", issue=22, desc="fft.rfft(x); goal: not slower than CuPy",
+      size="2^24 f32", goal="<= 1x CuPy", bytes=4 * (1 << 24) + 8 * ((1 << 23) + 1),
+      tol=(1e-4, 0.05), requires=("fft.rfft",),
+      setup=lambda: (host_random(1 << 24) - 0.5,))
+def rfft(xp, x):
+    return lambda: xp.fft.rfft(x)
+
+
 @dataclasses.dataclass
 class Cell:
     """One library's outcome on one case."""
@@ -1219,13 +1281,14 @@ def record(case, cells, machine):
     goal = Goal.parse(case.goal)
     gp, cp = (c if c is not None and c.status == "ok" else None
               for c in (cells.get("gpuarr"), cells.get("cupy")))
+    ratio = gp.timing.median / cp.timing.median if gp and cp else None
     return {
         "name": case.name, "issue": case.issue, "kind": case.kind, "description": case.desc,
         "size": case.size, "goal": case.goal, "bytes": case.moved or None,
         "floor_s": machine.floor(case), "floor_note": case.floor_note, "cupy_ref": case.cupy_ref,
         "met": goal.met(gp.timing.min if case.kind == "fresh" else gp.timing.median, case.moved,
-                        machine.copy_rate) if gp else None,
-        "ratio": gp.timing.median / cp.timing.median if gp and cp else None,
+                        machine.copy_rate, ratio) if gp else None,
+        "ratio": ratio,
         "cells": {lib: {"status": c.status, "detail": c.detail, "note": c.note,
                         "median_s": c.timing.median if c.timing else None,
                         "min_s": c.timing.min if c.timing else None,

@@ -46,6 +46,10 @@ def test_goals(bench):
     assert bench.Goal.parse("<= 20 us").met(19e-6, 0, None)
     assert not bench.Goal.parse(">= 25 GB/s").met(1.0, 24e9, None)
     assert bench.Goal.parse("<= 0.6 ms").describe() == "<= 0.6 ms"
+    rel = bench.Goal.parse("<= 1x CuPy")           # gpuarr's median over CuPy's
+    assert rel.is_relative and not rel.is_rate and rel.describe() == "<= 1x CuPy"
+    assert rel.met(1.0, 0, None, ratio=0.9) and not rel.met(1.0, 0, None, ratio=1.1)
+    assert rel.met(1.0, 0, None) is None
 
 
 def test_list_runs_without_a_gpu():
