@@ -213,9 +213,10 @@ class Plan:
         lib = _cufft()
         t = self.layout.type
         with self.lock:
-            work = _core.empty((self.work_size,), dtype="uint8") if self.work_size else None
-            _check(lib.cufftSetWorkArea(self.handle, work.data.ptr if work is not None else None),
-                   "cufftSetWorkArea")
+            work = None
+            if self.work_size:
+                work = _core.empty((self.work_size,), dtype="uint8")
+                _check(lib.cufftSetWorkArea(self.handle, work.data.ptr), "cufftSetWorkArea")
             _check(lib.cufftSetStream(self.handle, _core.get_current_stream().ptr or None),
                    "cufftSetStream")
             if t == Z2Z:

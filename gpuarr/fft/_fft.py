@@ -37,9 +37,14 @@ ignores them, and cuFFT's result for a non-Hermitian input is undefined.
 by construction, run one multi-axis C2R plan instead.)
 
 Repeated axes in ``axes`` are allowed, as NumPy allows them: each listing
-transforms once more, in NumPy's order.  gpuarr writes the result into
-``out`` in every function that takes it (NumPy 2's ifft2, irfft2 and hfft
-accept ``out`` and ignore it).
+transforms once more, in NumPy's order.  The scale of a float16 input's
+first transformed axis is rounded to float16, as NumPy rounds it.
+
+Differences from NumPy: gpuarr writes the result into ``out`` in every
+function that takes it (NumPy 2's ifft2, irfft2 and hfft accept ``out`` and
+ignore it); ``n=True`` raises TypeError in every function (NumPy raises in
+some and takes it as 1 in others); results are device arrays, and NumPy
+arrays are refused (move them with gpuarr.asarray()).
 """
 import math
 import operator
