@@ -16,11 +16,11 @@ Every transform goes through one path:
    (gpuarr/cuda/cufft.py), batched over the other axes: up to three axes in
    one plan wherever the arrays' strides can be written as cuFFT's embeds,
    strides and one batch distance (the planner, ``_layout``, needs no GPU).
-   A C-contiguous array transforms in place in memory for any set of axes
-   that includes the last ones, and along any single outer axis (the other
-   axes are one batch inside the stride).  What cuFFT's layout cannot
-   express (a middle axis of a 3-d array, two batch axes that do not
-   merge, negative strides) is split into one plan per axis, and an axis
+   A C-contiguous array needs no copy for its last one to three axes (one
+   plan, batched over the leading axes) or for its first axis (the other
+   axes are one batch inside its stride).  What cuFFT's layout cannot
+   express (a middle axis of a 3-d array, batch axes that do not merge,
+   negative or zero strides) is split into one plan per axis, and an axis
    that still does not fit is copied so that it is last and contiguous.
    Complex-to-complex steps after the first run in place on the result.
 4. The output is allocated with the input's axis order in memory (NumPy's
