@@ -159,10 +159,6 @@ class Layout(collections.namedtuple("Layout", "type n inembed istride idist onem
 
     __slots__ = ()
 
-    @property
-    def double(self):
-        return self.type in (D2Z, Z2D, Z2Z)
-
     def describe(self):
         kind = {R2C: "R2C", C2R: "C2R", C2C: "C2C", D2Z: "D2Z", Z2D: "Z2D", Z2Z: "Z2Z"}
         return (f"{kind.get(self.type, self.type)} n={list(self.n)} batch={self.batch} "
@@ -238,7 +234,8 @@ class Plan:
         # The last reference is gone (evicted from the cache, or never
         # cached): release the plan.  cufftDestroy frees its device memory
         # with cudaFree, which waits for work still queued.  Never raises.
-        h, self.handle = self.handle, None
+        h = getattr(self, "handle", None)
+        self.handle = None
         if h is not None and _lib is not None:
             try:
                 _lib.cufftDestroy(h)
