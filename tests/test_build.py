@@ -86,3 +86,28 @@ def test_nvcc_flags_need_no_numpy(setup_py, monkeypatch):
 
 def test_c_flags_build_without_debug_information(setup_py):
     assert "-g0" in setup_py.C_FLAGS
+
+
+def test_source_groups(setup_py, monkeypatch):
+    """Every .cu file is compiled once; the ew_*.cu files share jobs only
+    when there are fewer jobs than files."""
+    monkeypatch.chdir(ROOT)
+    sources = sorted("src/kernels/" + f for f in os.listdir("src/kernels") if f.endswith(".cu"))
+    ew = [s for s in sources if os.path.basename(s).startswith("ew_")]
+    assert len(ew) > 4
+    for n_jobs in (1, 2, 4, len(ew), 64):
+        groups = setup_py.source_groups(sources, n_jobs)
+        assert sorted(s for g in groups for s in g) == sources
+        merged = [g for g in groups if len(g) > 1]
+        assert all(s in ew for g in merged for s in g)
+        assert len(merged) == (0 if n_jobs >= len(ew) else n_jobs)
+
+
+def test_unity_source_includes_its_files(setup_py, tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(setup_py, "CACHE_DIR", str(tmp_path / "cache"))
+    path, label = setup_py.unity_source(["src/kernels/ew_a.cu", "src/kernels/ew_b.cu"])
+    assert label == "src/kernels/ew_a.cu+ew_b.cu"
+    headers = setup_py.local_headers(path, ["src/kernels"])
+    assert {"src/kernels/ew_a.cu", "src/kernels/ew_b.cu", "src/kernels/ew_kernels.cuh"} <= \
+        {os.path.relpath(h, ROOT) if os.path.isabs(h) else h for h in headers}

@@ -54,7 +54,7 @@ def check_picture(path, size):
     if pixels is not None:          # gpuarr's writer: title, image (sources in red), scale
         assert w == size and h > size + 20
         red = (pixels[..., 0] > 200) & (pixels[..., 1] < 80) & (pixels[..., 2] < 80)
-        assert red.sum() > 100
+        assert red.sum() > 30          # one circle at least
     else:                           # matplotlib's figure
         assert w >= 300 and h >= 300
     text = main_module().png_text(path)
