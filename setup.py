@@ -53,10 +53,10 @@ DEFAULT_ARCHS = "75;80;90"
 # kernel stubs; the device code is compiled at full optimisation whatever it
 # says), and -O1 compiles that code in two thirds of the time of -O3.
 # -compress-all: the machine code too is stored compressed (nvcc compresses
-# only the PTX, and fatbinaries past some size), 13 times smaller and no
-# slower to build; the driver decompresses a module when it loads it, on the
-# first launch of one of its kernels.  GPUARR_FATBIN_COMPRESS=0 stores
-# everything uncompressed instead (to compare).
+# only the PTX, and fatbinaries past some size), cast.cu's object 11.3 MB ->
+# 0.8 MB at no cost in build time; the driver decompresses a module when it
+# loads it, on the first launch of one of its kernels.
+# GPUARR_FATBIN_COMPRESS=0 stores everything uncompressed instead (to compare).
 NVCC_FLAGS = ["-O1", "-std=c++17", "-Xcompiler", "-fPIC,-fvisibility=hidden",
               "--expt-relaxed-constexpr", "-Isrc/kernels"] + (
     ["--no-compress"] if os.environ.get("GPUARR_FATBIN_COMPRESS") == "0"
@@ -265,7 +265,7 @@ class BuildExtNvcc(build_ext):
                                     -known_times.get(j["source"], 1e9)))
         progress = Progress(len(missing))
         if missing:
-            progress.say(f"gpuarr: compiling {len(missing)} of {len(jobs)} files, {n_jobs} at a "
+            progress.say(f"gpuarr: compiling {len(missing)} of {len(jobs)} objects, {n_jobs} at a "
                          f"time ({len(jobs) - len(missing)} found in {CACHE_DIR}); "
                          f"`pip install -v` shows the commands")
         else:
