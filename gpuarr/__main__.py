@@ -13,12 +13,15 @@ with NumPy/SciPy on the CPU and with gpuarr on the GPU, prints each step's
 time on both (GPU times from CUDA events: the best of several runs after a
 warm-up; CPU times: the best of a few runs), the speedups, the number of
 sources and whether positions and fluxes agree (np.allclose), and writes a
-PNG of the image (log colour scale) with the sources circled.  Without a
-GPU, or without SciPy, the half that can run runs and the output says why
-the other did not.
+PNG of the image (log colour scale, a title and a colour scale) with the
+sources circled, to gpuarr_sky<size>.png or gpuarr_<FITS file name>.png in
+the current folder unless --png says otherwise; a file of that name that
+holds anything but gpuarr's picture of the same input is kept, and -2, -3,
+... is added to the new file's name.  Without a GPU the CPU half runs and
+the output says in one line why the GPU half did not.
 
     python -m gpuarr                      # the 2048 x 2048 synthetic sky
-    python -m gpuarr image.fits           # a real image (e.g. the lesson's GMRT file)
+    python -m gpuarr GMRT_image_of_Galactic_Center.fits   # the lesson's image
     python -m gpuarr --size 512 --png sky.png
     python -m gpuarr --self-check         # installation check only
 """
@@ -205,15 +208,113 @@ def _ms(seconds):
 
 # ============================================================== the picture
 
-def _log_image(data, floor):
-    """Log-scaled grey values (bright = dark, as the lesson's gray_r)."""
-    vmax = max(float(np.nanmax(data)), floor * 10)
+# A 5 x 7 bitmap font for the picture drawn without matplotlib: seven rows a
+# glyph, five bits a row (bit 4 leftmost); text is drawn in capitals.
+_FONT = {
+    "0": "0e11131519110e", "1": "040c040404040e", "2": "0e11010204081f",
+    "3": "1f02040201110e", "4": "02060a121f0202", "5": "1f101e0101110e",
+    "6": "0608101e11110e", "7": "1f010204080808", "8": "0e11110e11110e",
+    "9": "0e11110f01020c", "A": "0e1111111f1111", "B": "1e11111e11111e",
+    "C": "0e11101010110e", "D": "1c12111111121c", "E": "1f10101e10101f",
+    "F": "1f10101e101010", "G": "0e11101711110f", "H": "1111111f111111",
+    "I": "0e04040404040e", "J": "0702020202120c", "K": "11121418141211",
+    "L": "1010101010101f", "M": "111b1515111111", "N": "11111915131111",
+    "O": "0e11111111110e", "P": "1e11111e101010", "Q": "0e11111115120d",
+    "R": "1e11111e141211", "S": "0f10100e01011e", "T": "1f040404040404",
+    "U": "1111111111110e", "V": "11111111110a04", "W": "1111111515150a",
+    "X": "11110a040a1111", "Y": "1111110a040404", "Z": "1f01020408101f",
+    " ": "00000000000000", ".": "00000000000c0c", ":": "000c0c000c0c00",
+    "-": "0000001f000000", "_": "0000000000001f", "(": "02040808080402",
+    ")": "08040202020408", "/": "00010204081000", "+": "0004041f040400",
+    ",": "000000000c0408", "=": "00001f001f0000", "%": "18190204081303",
+    "?": "0e110102040004",
+}
+
+
+def _glyph(ch):
+    rows = bytes.fromhex(_FONT.get(ch, _FONT["?"]).replace(" ", ""))
+    return np.array([[(r >> (4 - i)) & 1 for i in range(5)] for r in rows], dtype=bool)
+
+
+def _text_width(text, scale):
+    return 6 * scale * len(text) - scale
+
+
+def _draw_text(rgb, text, y, x, scale, colour=(0, 0, 0)):
+    """Draw `text` (in capitals) with its top-left corner at (y, x), clipped
+    to the image."""
+    h, w, _ = rgb.shape
+    for k, ch in enumerate(text.upper()):
+        mask = np.kron(_glyph(ch), np.ones((scale, scale), dtype=bool))
+        top, left = y, x + 6 * scale * k
+        sub = mask[:max(0, min(h - top, mask.shape[0])), :max(0, min(w - left, mask.shape[1]))]
+        if top >= 0 and left >= 0 and sub.size:
+            rgb[top:top + sub.shape[0], left:left + sub.shape[1]][sub] = colour
+
+
+def _wrap(text, width, scale):
+    """Words of `text` in lines no wider than `width` pixels."""
+    lines, line = [], ""
+    for word in text.split():
+        candidate = f"{line} {word}".strip()
+        if line and _text_width(candidate, scale) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = candidate
+    return lines + [line]
+
+
+def _log_image(data, floor, vmax):
+    """Log-scaled grey values from floor to vmax (bright = dark, as the
+    lesson's gray_r)."""
     scaled = np.log10(np.clip(data, floor, vmax) / floor) / np.log10(vmax / floor)
     return (255 * (1 - np.nan_to_num(scaled))).astype(np.uint8)
 
 
-def _write_png(path, rgb):
-    """A minimal PNG: 8-bit RGB, no interlace, filter 0 on every row."""
+def draw_picture(data, positions, floor, title):
+    """The picture without matplotlib, as an (h, w, 3) uint8 array: a title
+    above the image (log grey scale from `floor` to the maximum, sources
+    circled in red) and a labelled colour scale bar in Jy/beam below it."""
+    h, w = data.shape
+    vmax = max(float(np.nanmax(data)), floor * 10)
+    scale = max(1, w // 700 + 1)
+    pad, line = 4 * scale, 9 * scale
+    title_lines = _wrap(title, w - 2 * pad, scale)
+    top = pad + line * len(title_lines) + pad
+    bar_h = 8 * scale
+    bottom = pad + bar_h + 2 * scale + line + pad
+    rgb = np.full((top + h + bottom, w, 3), 255, np.uint8)
+    for i, text in enumerate(title_lines):
+        _draw_text(rgb, text, pad + i * line, pad, scale)
+    grey = _log_image(data, floor, vmax)
+    image = rgb[top:top + h]
+    image[...] = grey[:, :, None]
+    rgb[top - 1] = rgb[top + h] = 160          # the image's upper and lower edges
+    angles = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    for y, x in positions:
+        if not (np.isfinite(y) and np.isfinite(x)):
+            continue
+        yy = np.clip(np.round(y + 5 * np.sin(angles)).astype(int), 0, h - 1)
+        xx = np.clip(np.round(x + 5 * np.cos(angles)).astype(int), 0, w - 1)
+        image[yy, xx] = (230, 30, 30)
+    # the colour scale: the same log mapping from floor to vmax, left to right
+    y0, x0, x1 = top + h + pad, pad, w - pad
+    ramp = floor * (vmax / floor) ** np.linspace(0, 1, max(2, x1 - x0))
+    rgb[y0:y0 + bar_h, x0:x1] = _log_image(ramp, floor, vmax)[None, :, None]
+    rgb[y0 - 1, x0:x1] = rgb[y0 + bar_h, x0:x1] = 0
+    rgb[y0 - 1:y0 + bar_h + 1, x0 - 1] = rgb[y0 - 1:y0 + bar_h + 1, x1] = 0
+    labels = [f"{floor:.3g}", "JY/BEAM (LOG)", f"{vmax:.3g}"]
+    ty = y0 + bar_h + 2 * scale
+    _draw_text(rgb, labels[0], ty, x0, scale)
+    _draw_text(rgb, labels[1], ty, (w - _text_width(labels[1], scale)) // 2, scale)
+    _draw_text(rgb, labels[2], ty, x1 - _text_width(labels[2], scale), scale)
+    return rgb
+
+
+def _write_png(path, rgb, text=None):
+    """A minimal PNG: 8-bit RGB, no interlace, filter 0 on every row, with
+    `text` (a dict) as tEXt chunks."""
     h, w, _ = rgb.shape
     raw = np.concatenate([np.zeros((h, 1), np.uint8), rgb.reshape(h, 3 * w)], axis=1)
 
@@ -224,14 +325,71 @@ def _write_png(path, rgb):
     with open(path, "wb") as f:
         f.write(b"\x89PNG\r\n\x1a\n")
         f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)))
+        for key, value in (text or {}).items():
+            f.write(chunk(b"tEXt", key.encode("latin-1") + b"\0" +
+                          value.encode("latin-1", "replace")))
         f.write(chunk(b"IDAT", zlib.compress(raw.tobytes(), 1)))
         f.write(chunk(b"IEND", b""))
 
 
-def write_picture(path, data, positions, sigma):
-    """The image on a log scale with every source circled; matplotlib (Agg)
-    when it is installed, else a plain PNG written here.  Returns the
-    writer's name."""
+def png_text(path):
+    """The tEXt chunks of a PNG file as a dict (empty for anything else)."""
+    text = {}
+    try:
+        with open(path, "rb") as f:
+            if f.read(8) != b"\x89PNG\r\n\x1a\n":
+                return text
+            while True:
+                head = f.read(8)
+                if len(head) < 8:
+                    return text
+                length, kind = struct.unpack(">I4s", head)
+                if kind in (b"IDAT", b"IEND"):
+                    return text
+                body = f.read(length)
+                f.read(4)
+                if kind == b"tEXt" and b"\0" in body:
+                    key, value = body.split(b"\0", 1)
+                    text[key.decode("latin-1")] = value.decode("latin-1")
+    except OSError:
+        return text
+
+
+def picture_path(requested, source):
+    """Where to write the picture of `source` (a text naming the input):
+    `requested` unless it holds something other than gpuarr's picture of
+    the same input, else the first of requested-2.png, -3, ... that is
+    free or holds that picture.  Returns (path, the file that was kept or
+    None)."""
+    stem, ext = os.path.splitext(requested)
+    k = 1
+    path = requested
+    while os.path.exists(path):
+        text = png_text(path)
+        if text.get("Software", "").startswith("gpuarr") and text.get("Source") == source:
+            break
+        k += 1
+        path = f"{stem}-{k}{ext or '.png'}"
+    return path, (requested if k > 1 else None)
+
+
+def default_picture_name(fits, size):
+    """gpuarr_<input>.png in the current folder: gpuarr_sky<size>.png for the
+    synthetic sky, gpuarr_<file stem>.png for a FITS file."""
+    if fits is None:
+        return f"gpuarr_sky{size}.png"
+    name = os.path.basename(os.fspath(fits))
+    for ext in (".gz", ".fits", ".fit", ".fts"):
+        if name.lower().endswith(ext):
+            name = name[:-len(ext)]
+    return f"gpuarr_{name}.png"
+
+
+def write_picture(path, data, positions, sigma, title, text):
+    """The image on a log scale with every source circled, a title and a
+    colour scale; matplotlib (Agg) when it is installed, else draw_picture
+    and a plain PNG.  `text` goes into the file's tEXt metadata.  Returns
+    the writer's name."""
     floor = max(sigma, 1e-12)
     try:
         import matplotlib
@@ -239,28 +397,21 @@ def write_picture(path, data, positions, sigma):
         import matplotlib.pyplot as plt
         from matplotlib.colors import LogNorm
     except ImportError:
-        grey = _log_image(data, floor)
-        rgb = np.repeat(grey[:, :, None], 3, axis=2)
-        h, w = grey.shape
-        angles = np.linspace(0, 2 * np.pi, 48, endpoint=False)
-        for y, x in positions:
-            if not (np.isfinite(y) and np.isfinite(x)):
-                continue
-            yy = np.clip(np.round(y + 5 * np.sin(angles)).astype(int), 0, h - 1)
-            xx = np.clip(np.round(x + 5 * np.cos(angles)).astype(int), 0, w - 1)
-            rgb[yy, xx] = (230, 30, 30)
-        _write_png(path, rgb)
-        return "zlib"
-    fig = plt.figure(figsize=(10, 10), dpi=100)
-    ax = fig.add_axes([0.05, 0.05, 0.9, 0.9])
+        _write_png(path, draw_picture(data, positions, floor, title), text)
+        return "built-in PNG writer"
+    fig = plt.figure(figsize=(10, 9.5), dpi=100)
+    ax = fig.add_axes([0.08, 0.05, 0.8, 0.88])
     vmax = max(float(np.nanmax(data)), floor * 10)
-    ax.imshow(np.clip(data, floor, None), cmap="gray_r",
-              norm=LogNorm(vmin=floor, vmax=vmax))
+    im = ax.imshow(np.clip(data, floor, None), cmap="gray_r",
+                   norm=LogNorm(vmin=floor, vmax=vmax))
     if len(positions):
         ax.scatter(positions[:, 1], positions[:, 0], s=60, facecolors="none",
                    edgecolors="red", linewidths=0.6)
-    ax.set_title(f"{len(positions)} sources above 5 sigma")
-    fig.savefig(path)
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("x (pixels)")
+    ax.set_ylabel("y (pixels)")
+    fig.colorbar(im, cax=fig.add_axes([0.9, 0.05, 0.025, 0.88]), label="Jy/beam")
+    fig.savefig(path, metadata=text)
     plt.close(fig)
     return "matplotlib"
 
@@ -276,8 +427,9 @@ def main(argv=None):
                         "synthetic GMRT-like sky)")
     parser.add_argument("--size", type=int, default=2048,
                         help="side of the synthetic sky in pixels (default 2048)")
-    parser.add_argument("--png", default="gpuarr_sources.png",
-                        help="where to write the picture (default gpuarr_sources.png)")
+    parser.add_argument("--png", help="where to write the picture (default: gpuarr_sky<size>.png "
+                        "or gpuarr_<FITS file name>.png in the current folder; a file that "
+                        "holds something else is kept and -2, -3, ... is added to the name)")
     parser.add_argument("--no-png", action="store_true", help="do not write a picture")
     parser.add_argument("--repeat", type=int, default=20,
                         help="GPU runs per step, the best is reported (default 20)")
@@ -312,7 +464,8 @@ def main(argv=None):
     try:
         import scipy  # noqa: F401
     except ImportError:
-        print("CPU half skipped: SciPy is not installed (pip install scipy)")
+        print("CPU half skipped: SciPy, a dependency of gpuarr, is not installed "
+              "(pip install scipy)")
     else:
         print("CPU (NumPy/SciPy):", flush=True)
         cpu = _run(_cpu_steps(data), _time_cpu, args.cpu_repeat, "CPU")
@@ -352,8 +505,20 @@ def main(argv=None):
         status = 0 if pos_ok and flux_ok else 1
     if not args.no_png and (cpu or gpu):
         std, n, positions, _ = (gpu or cpu)[1]
-        writer = write_picture(args.png, data, positions, std)
-        print(f"picture: {os.path.abspath(args.png)} ({n} sources circled, {writer})")
+        if args.fits is None:
+            label = f"synthetic sky {args.size} x {args.size}"
+            source = f"{label}, seed {datasets.SEED} (gpuarr.datasets)"
+        else:
+            label, source = os.path.basename(args.fits), os.path.realpath(args.fits)
+        requested = args.png or default_picture_name(args.fits, args.size)
+        png, kept = picture_path(requested, source)
+        title = f"{label}: {n} sources above 5 sigma (background sigma {std:.4g} Jy/beam)"
+        writer = write_picture(png, data, positions, std, title,
+                               {"Software": f"gpuarr {gp.__version__}", "Source": source,
+                                "Title": title})
+        print(f"picture: {os.path.abspath(png)} ({n} sources circled, {writer})")
+        if kept:
+            print(f"  ({kept} holds another picture and was kept)")
     return status
 
 

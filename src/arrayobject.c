@@ -506,7 +506,7 @@ PyTypeObject GA_ArrayType = {
     .tp_hash = PyObject_HashNotImplemented,
     .tp_richcompare = ga_array_richcompare,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "ndarray(shape, dtype=float, memptr=None, strides=None, order='C')\n\n"
+    .tp_doc = "ndarray(shape, dtype=None, memptr=None, strides=None, order='C')\n--\n\n"
               "An N-dimensional array in GPU memory with NumPy semantics.",
     .tp_weaklistoffset = offsetof(ga_array, weakrefs),
     .tp_iter = (getiterfunc)array_iter,

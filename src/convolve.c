@@ -873,17 +873,17 @@ py_correlate_plan(PyObject *self, PyObject *args)
 
 static PyMethodDef convolve_functions[] = {
     {"convolve", (PyCFunction)(void (*)(void))py_convolve, METH_VARARGS | METH_KEYWORDS,
-     "convolve(a, v, mode='full')\n\nNumPy's discrete linear convolution of two 1-d device "
-     "arrays: modes 'full', 'same', 'valid' (or 2, 1, 0), NumPy's result dtype, either input "
-     "the longer.  Computed directly on the device (no FFT): a shared-memory line kernel "
-     "(one tile a warp), each thread sliding a window of 8 outputs; bool and integer inputs "
-     "in wrapping int64 "
-     "(exact, as NumPy), float16 in float32."},
+     "convolve($module, /, a, v, mode='full')\n--\n\n"
+     "NumPy's discrete linear convolution of two 1-d device arrays: modes 'full', 'same', 'valid' "
+     "(or 2, 1, 0), NumPy's result dtype, either input the longer.  Computed directly on the "
+     "device (no FFT): a shared-memory line kernel (one tile a warp), each thread sliding a window "
+     "of 8 outputs; bool and integer inputs in wrapping int64 (exact, as NumPy), float16 in "
+     "float32."},
     {"correlate", (PyCFunction)(void (*)(void))py_correlate, METH_VARARGS | METH_KEYWORDS,
-     "correlate(a, v, mode='valid')\n\nNumPy's cross-correlation of two 1-d device arrays, "
-     "c[k] = sum_n a[n+k] * conj(v[n]), with NumPy's modes, lags and result dtype; computed "
-     "directly as convolve is.  As NumPy's, 0-d inputs are a ValueError (convolve takes them "
-     "as one element)."},
+     "correlate($module, /, a, v, mode='valid')\n--\n\n"
+     "NumPy's cross-correlation of two 1-d device arrays, c[k] = sum_n a[n+k] * conj(v[n]), with "
+     "NumPy's modes, lags and result dtype; computed directly as convolve is.  As NumPy's, 0-d "
+     "inputs are a ValueError (convolve takes them as one element)."},
     {"_correlate", (PyCFunction)(void (*)(void))py_correlate_nd, METH_VARARGS | METH_KEYWORDS,
      "_correlate(x, w, out, offsets, mode, cval, flip, ctype, divisor=0.0): out[p] = "
      "sum_q w[q] X[p + q + offsets] (the engine under gpuarr.scipy)."},

@@ -386,19 +386,23 @@ fail:
 
 static PyMethodDef ctors_functions[] = {
     {"array", (PyCFunction)(void (*)(void))py_array, METH_VARARGS | METH_KEYWORDS,
-     "array(obj, dtype=None, copy=True, order='K', ndmin=0)\n\nA device array from a NumPy "
-     "array, nested sequence, scalar, buffer or another device array."},
+     "array($module, /, obj, dtype=None, copy=True, order='K', ndmin=0)\n--\n\n"
+     "A device array from a NumPy array, nested sequence, scalar, buffer or another device array."},
     {"empty", (PyCFunction)(void (*)(void))py_empty, METH_VARARGS | METH_KEYWORDS,
-     "empty(shape, dtype=float, order='C', *, memory='device')\n\nmemory='managed' or 'pinned' "
-     "gives host-addressable memory (outside the pool) that also exports the buffer protocol."},
+     "empty($module, /, shape, dtype=None, order='C', *, memory='device')\n--\n\n"
+     "dtype=None is float64.  memory='managed' or 'pinned' gives host-addressable memory (outside "
+     "the pool) that also exports the buffer protocol."},
     {"zeros", (PyCFunction)(void (*)(void))py_zeros, METH_VARARGS | METH_KEYWORDS,
-     "zeros(shape, dtype=float, order='C', *, memory='device')\n\nmemory='managed' or 'pinned' "
-     "gives host-addressable memory (outside the pool) that also exports the buffer protocol."},
+     "zeros($module, /, shape, dtype=None, order='C', *, memory='device')\n--\n\n"
+     "dtype=None is float64.  memory='managed' or 'pinned' gives host-addressable memory (outside "
+     "the pool) that also exports the buffer protocol."},
     {"ones", (PyCFunction)(void (*)(void))py_ones, METH_VARARGS | METH_KEYWORDS,
-     "ones(shape, dtype=float, order='C', *, memory='device')\n\nmemory='managed' or 'pinned' "
-     "gives host-addressable memory (outside the pool) that also exports the buffer protocol."},
+     "ones($module, /, shape, dtype=None, order='C', *, memory='device')\n--\n\n"
+     "dtype=None is float64.  memory='managed' or 'pinned' gives host-addressable memory (outside "
+     "the pool) that also exports the buffer protocol."},
     {"full", (PyCFunction)(void (*)(void))py_full, METH_VARARGS | METH_KEYWORDS,
-     "full(shape, fill_value, dtype=None, order='C', *, memory='device')"},
+     "full($module, /, shape, fill_value, dtype=None, order='C', *, memory='device')\n--\n\n"
+     "dtype=None is the fill value's NumPy dtype."},
     {"_sequence", py_sequence, METH_VARARGS, "Sequence kernel (arange/linspace)."},
     {NULL, NULL, 0, NULL},
 };

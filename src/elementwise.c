@@ -1107,14 +1107,15 @@ ufunc_accumulate(ga_ufunc *uf, PyObject *args, PyObject *kwds)
 
 static PyMethodDef ufunc_methods[] = {
     {"outer", (PyCFunction)(void (*)(void))ufunc_outer, METH_VARARGS | METH_KEYWORDS,
-     "outer(A, B, /, **kwargs)\n\nThe ufunc over all pairs: ufunc(A[..., None, ...], B) "
-     "(binary ufuncs)."},
+     "outer($self, A, B, /, **kwargs)\n--\n\n"
+     "The ufunc over all pairs: ufunc(A[..., None, ...], B) (binary ufuncs)."},
     {"reduce", (PyCFunction)(void (*)(void))ufunc_reduce, METH_VARARGS | METH_KEYWORDS,
-     "reduce(array, axis=0, dtype=None, out=None, keepdims=False)\n\nReduce along axis: "
-     "add, multiply, maximum, minimum, logical_and, logical_or (gpuarr's reductions)."},
+     "reduce($self, /, array, axis=0, dtype=None, out=None, keepdims=False)\n--\n\n"
+     "Reduce along axis: add, multiply, maximum, minimum, logical_and, logical_or (gpuarr's "
+     "reductions); initial= and where=True are taken as NumPy takes them."},
     {"accumulate", (PyCFunction)(void (*)(void))ufunc_accumulate, METH_VARARGS | METH_KEYWORDS,
-     "accumulate(array, axis=0, dtype=None, out=None)\n\nRunning reduction along axis: add "
-     "and multiply (cumsum, cumprod)."},
+     "accumulate($self, /, array, axis=0, dtype=None, out=None)\n--\n\n"
+     "Running reduction along axis: add and multiply (cumsum, cumprod)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1143,8 +1144,9 @@ static PyTypeObject UfuncType = {
 
 static PyMethodDef elementwise_functions[] = {
     {"where", (PyCFunction)(void (*)(void))py_where, METH_FASTCALL,
-     "where(condition, x, y)\n\nElements of x where condition is true, else of y, "
-     "broadcasting all three (NumPy's result dtype)."},
+     "where($module, condition, x, y, /)\n--\n\n"
+     "Elements of x where condition is true, else of y, broadcasting all three (NumPy's result "
+     "dtype); where(condition) alone is nonzero(condition)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -647,7 +647,8 @@ fail:
 
 static PyMethodDef interop_functions[] = {
     {"from_dlpack", py_from_dlpack, METH_O,
-     "from_dlpack(x)\n\nA zero-copy device array over a DLPack producer's CUDA data."},
+     "from_dlpack($module, x, /)\n--\n\n"
+     "A zero-copy device array over a DLPack producer's CUDA data."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -721,89 +721,157 @@ array_deepcopy(ga_array *self, PyObject *memo)
 
 PyMethodDef ga_array_methods[] = {
     {"get", (PyCFunction)(void (*)(void))array_get, METH_VARARGS | METH_KEYWORDS,
-     "get(out=None, stream=None, blocking=True)\n\nCopy to the host: a numpy.ndarray."},
+     "get($self, /, out=None, stream=None, blocking=True)\n--\n\n"
+     "Copy to the host: a numpy.ndarray."},
     {"set", (PyCFunction)(void (*)(void))array_set, METH_VARARGS | METH_KEYWORDS,
-     "set(arr, stream=None)\n\nCopy a host array of the same shape into this array."},
+     "set($self, /, arr, stream=None)\n--\n\n"
+     "Copy a host array of the same shape into this array."},
     {"copy", (PyCFunction)(void (*)(void))array_copy, METH_VARARGS | METH_KEYWORDS,
-     "copy(order='C')"},
-    {"__copy__", (PyCFunction)array_copy_noargs, METH_NOARGS, NULL},
-    {"__deepcopy__", (PyCFunction)array_deepcopy, METH_O, NULL},
+     "copy($self, /, order='C')\n--\n\n"
+     "A new array holding a copy of the data."},
+    {"__copy__", (PyCFunction)array_copy_noargs, METH_NOARGS,
+     "__copy__($self, /)\n--\n\n"
+     "Same as copy()."},
+    {"__deepcopy__", (PyCFunction)array_deepcopy, METH_O,
+     "__deepcopy__($self, memo, /)\n--\n\n"
+     "Same as copy()."},
     {"astype", (PyCFunction)(void (*)(void))array_astype, METH_VARARGS | METH_KEYWORDS,
-     "astype(dtype, order='K', casting='unsafe', subok=True, copy=True)"},
-    {"fill", (PyCFunction)array_fill, METH_O, "fill(value): set every element."},
+     "astype($self, /, dtype, order='K', casting='unsafe', subok=True, copy=True)\n--\n\n"
+     "The array cast to dtype, on its own device (copy=False: no copy when nothing changes)."},
+    {"fill", (PyCFunction)array_fill, METH_O,
+     "fill($self, value, /)\n--\n\n"
+     "Set every element."},
     {"reshape", (PyCFunction)(void (*)(void))array_reshape, METH_VARARGS | METH_KEYWORDS,
-     "reshape(*shape, order='C'): a view when the layout allows, else a copy."},
+     "reshape($self, /, *shape, order='C')\n--\n\n"
+     "A view when the layout allows, else a copy."},
     {"ravel", (PyCFunction)(void (*)(void))array_ravel, METH_VARARGS | METH_KEYWORDS,
-     "ravel(order='C')"},
+     "ravel($self, /, order='C')\n--\n\n"
+     "A 1-d view when the layout allows, else a copy."},
     {"flatten", (PyCFunction)(void (*)(void))array_flatten, METH_VARARGS | METH_KEYWORDS,
-     "flatten(order='C'): always a copy."},
-    {"transpose", (PyCFunction)array_transpose, METH_VARARGS, "transpose(*axes)"},
-    {"swapaxes", (PyCFunction)array_swapaxes, METH_VARARGS, "swapaxes(axis1, axis2)"},
+     "flatten($self, /, order='C')\n--\n\n"
+     "Always a copy."},
+    {"transpose", (PyCFunction)array_transpose, METH_VARARGS,
+     "transpose($self, /, *axes)\n--\n\n"
+     "A view with the axes reversed, or permuted as axes says."},
+    {"swapaxes", (PyCFunction)array_swapaxes, METH_VARARGS,
+     "swapaxes($self, axis1, axis2, /)\n--\n\n"
+     "A view with two axes interchanged."},
     {"squeeze", (PyCFunction)(void (*)(void))array_squeeze, METH_VARARGS | METH_KEYWORDS,
-     "squeeze(axis=None)"},
+     "squeeze($self, /, axis=None)\n--\n\n"
+     "A view without the given length-1 axes (all of them for None)."},
     {"diagonal", (PyCFunction)(void (*)(void))array_diagonal, METH_VARARGS | METH_KEYWORDS,
-     "diagonal(offset=0, axis1=0, axis2=1): a read-only view."},
+     "diagonal($self, /, offset=0, axis1=0, axis2=1)\n--\n\n"
+     "A read-only view."},
     {"view", (PyCFunction)(void (*)(void))array_view, METH_VARARGS | METH_KEYWORDS,
-     "view(dtype=None)"},
-    {"_broadcast_to", (PyCFunction)array_broadcast_to, METH_O, NULL},
-    {"item", (PyCFunction)array_item, METH_VARARGS, "item(*index): a Python scalar."},
-    {"tolist", (PyCFunction)array_tolist, METH_NOARGS, "Nested Python lists (copies to host)."},
-    {"__complex__", (PyCFunction)array_complex, METH_NOARGS, NULL},
-    {"__format__", (PyCFunction)array_format, METH_O, "format(a, spec): 0-d arrays format as their element."},
-    {"__array__", (PyCFunction)(void (*)(void))array_array, METH_VARARGS | METH_KEYWORDS, NULL},
+     "view($self, /, dtype=None, type=None)\n--\n\n"
+     "A view of the same memory, as dtype (None: the same dtype)."},
+    {"_broadcast_to", (PyCFunction)array_broadcast_to, METH_O,
+     "_broadcast_to($self, shape, /)\n--\n\n"
+     "A read-only broadcast view (behind gpuarr.broadcast_to)."},
+    {"item", (PyCFunction)array_item, METH_VARARGS,
+     "item($self, /, *args)\n--\n\n"
+     "A Python scalar."},
+    {"tolist", (PyCFunction)array_tolist, METH_NOARGS,
+     "tolist($self, /)\n--\n\n"
+     "Nested Python lists (copies to host)."},
+    {"__complex__", (PyCFunction)array_complex, METH_NOARGS,
+     "__complex__($self, /)\n--\n\n"
+     "complex() of a one-element array (reads it from the device)."},
+    {"__format__", (PyCFunction)array_format, METH_O,
+     "__format__($self, format_spec, /)\n--\n\n"
+     "0-d arrays format as their element."},
+    {"__array__", (PyCFunction)(void (*)(void))array_array, METH_VARARGS | METH_KEYWORDS,
+     "__array__($self, /, *args, **kwargs)\n--\n\n"
+     "Refused: use .get() or gpuarr.asnumpy()."},
     {"__array_ufunc__", (PyCFunction)(void (*)(void))ga_array_array_ufunc,
-     METH_VARARGS | METH_KEYWORDS, "NumPy ufuncs on device arrays run on the device."},
+     METH_VARARGS | METH_KEYWORDS,
+     "__array_ufunc__($self, ufunc, method, /, *inputs, **kwargs)\n--\n\n"
+     "NumPy ufuncs on device arrays run on the device."},
     {"__dlpack__", (PyCFunction)(void (*)(void))ga_array_dlpack, METH_VARARGS | METH_KEYWORDS,
-     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)"},
-    {"__dlpack_device__", (PyCFunction)ga_array_dlpack_device, METH_NOARGS, NULL},
+     "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
+     "A DLPack capsule over the array's memory (no copy)."},
+    {"__dlpack_device__", (PyCFunction)ga_array_dlpack_device, METH_NOARGS,
+     "__dlpack_device__($self, /)\n--\n\n"
+     "(kDLCUDA, device id)."},
     {"__array_function__", (PyCFunction)(void (*)(void))ga_array_array_function,
-     METH_VARARGS | METH_KEYWORDS, "NumPy functions on device arrays run on the device."},
+     METH_VARARGS | METH_KEYWORDS,
+     "__array_function__($self, func, types, args, kwargs, /)\n--\n\n"
+     "NumPy functions on device arrays run on the device."},
     {"sum", (PyCFunction)(void (*)(void))ga_array_sum, METH_FASTCALL | METH_KEYWORDS,
-     "sum(axis=None, dtype=None, out=None, keepdims=False, initial=<no value>, where=True)"},
+     "sum($self, /, axis=None, dtype=None, out=None, keepdims=False, initial=None, "
+     "where=True)\n--\n\n"
+     "As gpuarr.sum(self, ...)."},
     {"prod", (PyCFunction)(void (*)(void))ga_array_prod, METH_FASTCALL | METH_KEYWORDS,
-     "prod(axis=None, dtype=None, out=None, keepdims=False, initial=<no value>, where=True)"},
+     "prod($self, /, axis=None, dtype=None, out=None, keepdims=False, initial=None, "
+     "where=True)\n--\n\n"
+     "As gpuarr.prod(self, ...)."},
     {"mean", (PyCFunction)(void (*)(void))ga_array_mean, METH_FASTCALL | METH_KEYWORDS,
-     "mean(axis=None, dtype=None, out=None, keepdims=False, *, where=True)"},
+     "mean($self, /, axis=None, dtype=None, out=None, keepdims=False, *, where=True)\n--\n\n"
+     "As gpuarr.mean(self, ...)."},
     {"var", (PyCFunction)(void (*)(void))ga_array_var, METH_FASTCALL | METH_KEYWORDS,
-     "var(axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True)"},
+     "var($self, /, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, "
+     "mean=None, correction=None)\n--\n\n"
+     "As gpuarr.var(self, ...)."},
     {"std", (PyCFunction)(void (*)(void))ga_array_std, METH_FASTCALL | METH_KEYWORDS,
-     "std(axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True)"},
+     "std($self, /, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, "
+     "mean=None, correction=None)\n--\n\n"
+     "As gpuarr.std(self, ...)."},
     {"min", (PyCFunction)(void (*)(void))ga_array_min, METH_FASTCALL | METH_KEYWORDS,
-     "min(axis=None, out=None, keepdims=False, initial=<no value>, where=True)"},
+     "min($self, /, axis=None, out=None, keepdims=False, initial=None, where=True)\n--\n\n"
+     "As gpuarr.min(self, ...)."},
     {"max", (PyCFunction)(void (*)(void))ga_array_max, METH_FASTCALL | METH_KEYWORDS,
-     "max(axis=None, out=None, keepdims=False, initial=<no value>, where=True)"},
+     "max($self, /, axis=None, out=None, keepdims=False, initial=None, where=True)\n--\n\n"
+     "As gpuarr.max(self, ...)."},
     {"ptp", (PyCFunction)(void (*)(void))ga_array_ptp, METH_FASTCALL | METH_KEYWORDS,
-     "ptp(axis=None, out=None, keepdims=False)"},
+     "ptp($self, /, axis=None, out=None, keepdims=False)\n--\n\n"
+     "As gpuarr.ptp(self, ...)."},
     {"argmin", (PyCFunction)(void (*)(void))ga_array_argmin, METH_FASTCALL | METH_KEYWORDS,
-     "argmin(axis=None, out=None, *, keepdims=False)"},
+     "argmin($self, /, axis=None, out=None, *, keepdims=False)\n--\n\n"
+     "As gpuarr.argmin(self, ...)."},
     {"argmax", (PyCFunction)(void (*)(void))ga_array_argmax, METH_FASTCALL | METH_KEYWORDS,
-     "argmax(axis=None, out=None, *, keepdims=False)"},
+     "argmax($self, /, axis=None, out=None, *, keepdims=False)\n--\n\n"
+     "As gpuarr.argmax(self, ...)."},
     {"all", (PyCFunction)(void (*)(void))ga_array_all, METH_FASTCALL | METH_KEYWORDS,
-     "all(axis=None, out=None, keepdims=False, *, where=True)"},
+     "all($self, /, axis=None, out=None, keepdims=False, *, where=True)\n--\n\n"
+     "As gpuarr.all(self, ...)."},
     {"any", (PyCFunction)(void (*)(void))ga_array_any, METH_FASTCALL | METH_KEYWORDS,
-     "any(axis=None, out=None, keepdims=False, *, where=True)"},
+     "any($self, /, axis=None, out=None, keepdims=False, *, where=True)\n--\n\n"
+     "As gpuarr.any(self, ...)."},
     {"cumsum", (PyCFunction)(void (*)(void))ga_array_cumsum, METH_VARARGS | METH_KEYWORDS,
-     "cumsum(axis=None, dtype=None, out=None)"},
+     "cumsum($self, /, axis=None, dtype=None, out=None)\n--\n\n"
+     "As gpuarr.cumsum(self, ...)."},
     {"cumprod", (PyCFunction)(void (*)(void))ga_array_cumprod, METH_VARARGS | METH_KEYWORDS,
-     "cumprod(axis=None, dtype=None, out=None)"},
+     "cumprod($self, /, axis=None, dtype=None, out=None)\n--\n\n"
+     "As gpuarr.cumprod(self, ...)."},
     {"sort", (PyCFunction)(void (*)(void))ga_array_sort, METH_VARARGS | METH_KEYWORDS,
-     "sort(axis=-1, kind=None, order=None, *, stable=None): in place, stable."},
+     "sort($self, /, axis=-1, kind=None, order=None, *, stable=None)\n--\n\n"
+     "In place, stable."},
     {"argsort", (PyCFunction)(void (*)(void))ga_array_argsort, METH_VARARGS | METH_KEYWORDS,
-     "argsort(axis=-1, kind=None, order=None, *, stable=None): stable."},
+     "argsort($self, /, axis=-1, kind=None, order=None, *, stable=None)\n--\n\n"
+     "Stable."},
     {"partition", (PyCFunction)(void (*)(void))ga_array_partition, METH_VARARGS | METH_KEYWORDS,
-     "partition(kth, axis=-1, kind='introselect', order=None): in place (sorts)."},
+     "partition($self, /, kth, axis=-1, kind='introselect', order=None)\n--\n\n"
+     "In place (sorts)."},
     {"argpartition", (PyCFunction)(void (*)(void))ga_array_argpartition,
-     METH_VARARGS | METH_KEYWORDS, "argpartition(kth, axis=-1, kind='introselect', order=None)"},
+     METH_VARARGS | METH_KEYWORDS,
+     "argpartition($self, /, kth, axis=-1, kind='introselect', order=None)\n--\n\n"
+     "As gpuarr.argpartition(self, ...)."},
     {"searchsorted", (PyCFunction)(void (*)(void))ga_array_searchsorted,
-     METH_VARARGS | METH_KEYWORDS, "searchsorted(v, side='left', sorter=None)"},
+     METH_VARARGS | METH_KEYWORDS,
+     "searchsorted($self, /, v, side='left', sorter=None)\n--\n\n"
+     "As gpuarr.searchsorted(self, ...)."},
     {"nonzero", (PyCFunction)ga_array_nonzero, METH_NOARGS,
-     "nonzero(): a tuple of int64 index arrays (synchronises once)."},
+     "nonzero($self, /)\n--\n\n"
+     "A tuple of int64 index arrays (synchronises once)."},
     {"compress", (PyCFunction)(void (*)(void))ga_array_compress, METH_VARARGS | METH_KEYWORDS,
-     "compress(condition, axis=None, out=None) (synchronises once)."},
+     "compress($self, /, condition, axis=None, out=None)\n--\n\n"
+     "Synchronises once."},
     {"take", (PyCFunction)(void (*)(void))ga_array_take, METH_VARARGS | METH_KEYWORDS,
-     "take(indices, axis=None, out=None, mode='raise')"},
+     "take($self, /, indices, axis=None, out=None, mode='raise')\n--\n\n"
+     "As gpuarr.take(self, ...)."},
     {"put", (PyCFunction)(void (*)(void))ga_array_put, METH_VARARGS | METH_KEYWORDS,
-     "put(indices, values, mode='raise')"},
+     "put($self, /, indices, values, mode='raise')\n--\n\n"
+     "As gpuarr.put(self, ...)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1167,59 +1167,73 @@ py_reduce_launch(PyObject *self, PyObject *args)
     {#name, (PyCFunction)(void (*)(void))py_##name, GA_FASTCALL_KW, doc}
 
 static PyMethodDef reduction_functions[] = {
-    GA_FN(sum, "sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=<no value>, "
-               "where=True)\n\nSum of elements over the given axes (a 0-d device array for "
-               "axis=None: reading it is the synchronisation)."),
-    GA_FN(prod, "prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=<no value>, "
-                "where=True)\n\nProduct of elements over the given axes."),
-    GA_FN(mean, "mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True)\n\n"
+    GA_FN(sum, "sum($module, /, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, "
+               "where=True)\n--\n\n"
+               "Sum of elements over the given axes (a 0-d device array for axis=None: reading it "
+               "is the synchronisation)."),
+    GA_FN(prod, "prod($module, /, a, axis=None, dtype=None, out=None, keepdims=False, "
+                "initial=None, where=True)\n--\n\n"
+                "Product of elements over the given axes."),
+    GA_FN(mean, "mean($module, /, a, axis=None, dtype=None, out=None, keepdims=False, *, "
+                "where=True)\n--\n\n"
                 "Arithmetic mean (float64 for integer inputs), one pass over the data."),
-    GA_FN(var, "var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, "
-               "mean=None, correction=None)\n\nVariance, one pass over the data (Chan's merge "
-               "of per-thread moments in double)."),
-    GA_FN(std, "std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, "
-               "mean=None, correction=None)\n\nStandard deviation, one pass over the data."),
-    GA_FN(min, "min(a, axis=None, out=None, keepdims=False, initial=<no value>, where=True)\n\n"
+    GA_FN(var, "var($module, /, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, "
+               "where=True, mean=None, correction=None)\n--\n\n"
+               "Variance, one pass over the data (Chan's merge of per-thread moments in double)."),
+    GA_FN(std, "std($module, /, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, "
+               "where=True, mean=None, correction=None)\n--\n\n"
+               "Standard deviation, one pass over the data."),
+    GA_FN(min, "min($module, /, a, axis=None, out=None, keepdims=False, initial=None, "
+               "where=True)\n--\n\n"
                "Minimum (NaN propagates)."),
-    GA_FN(max, "max(a, axis=None, out=None, keepdims=False, initial=<no value>, where=True)\n\n"
+    GA_FN(max, "max($module, /, a, axis=None, out=None, keepdims=False, initial=None, "
+               "where=True)\n--\n\n"
                "Maximum (NaN propagates)."),
-    GA_FN(ptp, "ptp(a, axis=None, out=None, keepdims=False)\n\nmax - min in one pass."),
-    GA_FN(argmin, "argmin(a, axis=None, out=None, *, keepdims=False)\n\nIndex of the first "
-                  "minimum (of the first NaN if any); flat C-order index for axis=None."),
-    GA_FN(argmax, "argmax(a, axis=None, out=None, *, keepdims=False)\n\nIndex of the first "
-                  "maximum (of the first NaN if any); flat C-order index for axis=None."),
-    GA_FN(all, "all(a, axis=None, out=None, keepdims=False, *, where=True)\n\nWhether every "
-               "element is true (a bool device array)."),
-    GA_FN(any, "any(a, axis=None, out=None, keepdims=False, *, where=True)\n\nWhether any "
-               "element is true (a bool device array)."),
-    GA_FN(count_nonzero, "count_nonzero(a, axis=None, *, keepdims=False)\n\nNumber of non-zero "
-                         "elements (an int64 device array, 0-d for axis=None)."),
-    GA_FN(nansum, "nansum(a, axis=None, dtype=None, out=None, keepdims=False, "
-                  "initial=<no value>, where=True)\n\nSum leaving NaNs out (0 for an all-NaN "
-                  "slice)."),
-    GA_FN(nanprod, "nanprod(a, axis=None, dtype=None, out=None, keepdims=False, "
-                   "initial=<no value>, where=True)\n\nProduct leaving NaNs out."),
-    GA_FN(nanmean, "nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, "
-                   "where=True)\n\nMean of the non-NaN elements; NaN with NumPy's "
-                   "RuntimeWarning for an all-NaN slice (reading whether one was all NaN is a "
-                   "synchronisation, done only when the result holds a NaN)."),
-    GA_FN(nanvar, "nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, "
-                  "where=True, mean=None, correction=None)\n\nVariance of the non-NaN "
-                  "elements (NaN and a RuntimeWarning where count - ddof <= 0)."),
-    GA_FN(nanstd, "nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, "
-                  "where=True, mean=None, correction=None)\n\nStandard deviation of the "
-                  "non-NaN elements."),
-    GA_FN(nanmin, "nanmin(a, axis=None, out=None, keepdims=False, initial=<no value>, "
-                  "where=True)\n\nMinimum leaving NaNs out; NaN with a RuntimeWarning for an "
-                  "all-NaN slice (one synchronisation to find out)."),
-    GA_FN(nanmax, "nanmax(a, axis=None, out=None, keepdims=False, initial=<no value>, "
-                  "where=True)\n\nMaximum leaving NaNs out; NaN with a RuntimeWarning for an "
-                  "all-NaN slice (one synchronisation to find out)."),
-    GA_FN(nanargmin, "nanargmin(a, axis=None, out=None, *, keepdims=False)\n\nIndex of the "
-                     "minimum leaving NaNs out; ValueError for an all-NaN slice (one "
+    GA_FN(ptp, "ptp($module, /, a, axis=None, out=None, keepdims=False)\n--\n\n"
+               "max - min in one pass."),
+    GA_FN(argmin, "argmin($module, /, a, axis=None, out=None, *, keepdims=False)\n--\n\n"
+                  "Index of the first minimum (of the first NaN if any); flat C-order index for "
+                  "axis=None."),
+    GA_FN(argmax, "argmax($module, /, a, axis=None, out=None, *, keepdims=False)\n--\n\n"
+                  "Index of the first maximum (of the first NaN if any); flat C-order index for "
+                  "axis=None."),
+    GA_FN(all, "all($module, /, a, axis=None, out=None, keepdims=False, *, where=True)\n--\n\n"
+               "Whether every element is true (a bool device array)."),
+    GA_FN(any, "any($module, /, a, axis=None, out=None, keepdims=False, *, where=True)\n--\n\n"
+               "Whether any element is true (a bool device array)."),
+    GA_FN(count_nonzero, "count_nonzero($module, /, a, axis=None, *, keepdims=False)\n--\n\n"
+                         "Number of non-zero elements (an int64 device array, 0-d for axis=None)."),
+    GA_FN(nansum, "nansum($module, /, a, axis=None, dtype=None, out=None, keepdims=False, "
+                  "initial=None, where=True)\n--\n\n"
+                  "Sum leaving NaNs out (0 for an all-NaN slice)."),
+    GA_FN(nanprod, "nanprod($module, /, a, axis=None, dtype=None, out=None, keepdims=False, "
+                   "initial=None, where=True)\n--\n\n"
+                   "Product leaving NaNs out."),
+    GA_FN(nanmean, "nanmean($module, /, a, axis=None, dtype=None, out=None, keepdims=False, *, "
+                   "where=True)\n--\n\n"
+                   "Mean of the non-NaN elements; NaN with NumPy's RuntimeWarning for an all-NaN "
+                   "slice (reading whether one was all NaN is a synchronisation, done only when "
+                   "the result holds a NaN)."),
+    GA_FN(nanvar, "nanvar($module, /, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, "
+                  "*, where=True, mean=None, correction=None)\n--\n\n"
+                  "Variance of the non-NaN elements (NaN and a RuntimeWarning where count - ddof "
+                  "<= 0)."),
+    GA_FN(nanstd, "nanstd($module, /, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, "
+                  "*, where=True, mean=None, correction=None)\n--\n\n"
+                  "Standard deviation of the non-NaN elements."),
+    GA_FN(nanmin, "nanmin($module, /, a, axis=None, out=None, keepdims=False, initial=None, "
+                  "where=True)\n--\n\n"
+                  "Minimum leaving NaNs out; NaN with a RuntimeWarning for an all-NaN slice (one "
+                  "synchronisation to find out)."),
+    GA_FN(nanmax, "nanmax($module, /, a, axis=None, out=None, keepdims=False, initial=None, "
+                  "where=True)\n--\n\n"
+                  "Maximum leaving NaNs out; NaN with a RuntimeWarning for an all-NaN slice (one "
+                  "synchronisation to find out)."),
+    GA_FN(nanargmin, "nanargmin($module, /, a, axis=None, out=None, *, keepdims=False)\n--\n\n"
+                     "Index of the minimum leaving NaNs out; ValueError for an all-NaN slice (one "
                      "synchronisation to find out)."),
-    GA_FN(nanargmax, "nanargmax(a, axis=None, out=None, *, keepdims=False)\n\nIndex of the "
-                     "maximum leaving NaNs out; ValueError for an all-NaN slice (one "
+    GA_FN(nanargmax, "nanargmax($module, /, a, axis=None, out=None, *, keepdims=False)\n--\n\n"
+                     "Index of the maximum leaving NaNs out; ValueError for an all-NaN slice (one "
                      "synchronisation to find out)."),
     {"_plan_reduce", (PyCFunction)(void (*)(void))py_plan_reduce, METH_VARARGS | METH_KEYWORDS,
      "Layout and launch plan of a reduction (for tests)."},

@@ -318,6 +318,8 @@ stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$ppO:Stream", kwlist, &non_blocking, &null,
                                      &ptr_obj))
         return NULL;
+    if (ptr_obj == Py_None)
+        ptr_obj = NULL;
     void *ptr = NULL;
     PyObject *owner = NULL;
     if (ptr_obj != NULL && !PyLong_Check(ptr_obj)) {
@@ -830,21 +832,28 @@ stream_record(ga_stream *self, PyObject *args, PyObject *kwds)
 
 static PyMethodDef stream_methods[] = {
     {"__enter__", (PyCFunction)stream_enter, METH_NOARGS,
+     "__enter__($self, /)\n--\n\n"
      "Make this the calling thread's current stream (of its device)."},
     {"__exit__", (PyCFunction)stream_exit, METH_VARARGS,
+     "__exit__($self, /, *exc_info)\n--\n\n"
      "Restore the stream that was current before __enter__."},
     {"use", (PyCFunction)stream_use, METH_NOARGS,
-     "use()\n\nMake this the current stream of the thread (no restore); returns self."},
+     "use($self, /)\n--\n\n"
+     "Make this the current stream of the thread (no restore); returns self."},
     {"synchronize", (PyCFunction)stream_synchronize, METH_NOARGS,
-     "synchronize()\n\nWait until all work queued on the stream is done."},
+     "synchronize($self, /)\n--\n\n"
+     "Wait until all work queued on the stream is done."},
     {"query", (PyCFunction)stream_query, METH_NOARGS,
-     "query()\n\nTrue when all work queued on the stream is done (never waits)."},
+     "query($self, /)\n--\n\n"
+     "True when all work queued on the stream is done (never waits)."},
     {"wait_event", (PyCFunction)stream_wait_event, METH_O,
-     "wait_event(event)\n\nMake later work on this stream wait for `event` (no host wait)."},
+     "wait_event($self, event, /)\n--\n\n"
+     "Make later work on this stream wait for `event` (no host wait)."},
     {"record", (PyCFunction)(void (*)(void))stream_record, METH_VARARGS | METH_KEYWORDS,
-     "record(event=None)\n\nRecord `event` (a new Event when None) on this stream; returns it."},
+     "record($self, /, event=None)\n--\n\n"
+     "Record `event` (a new Event when None) on this stream; returns it."},
     {"__cuda_stream__", (PyCFunction)stream_cuda_stream, METH_NOARGS,
-     "__cuda_stream__()\n\nThe CUDA stream protocol: (0, the cudaStream_t address)."},
+     "__cuda_stream__($self, /)\n--\n\nThe CUDA stream protocol: (0, the cudaStream_t address)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -866,7 +875,7 @@ static PyTypeObject GA_StreamType = {
     .tp_hash = (hashfunc)stream_hash,
     .tp_richcompare = stream_richcompare,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Stream(*, non_blocking=False, null=False, ptr=0)\n\n"
+    .tp_doc = "Stream(*, non_blocking=False, null=False, ptr=None)\n--\n\n"
               "A CUDA stream of the current device.  `with Stream() as s:` makes it the\n"
               "thread's current stream (every operation, transfer and allocation runs\n"
               "on it) and restores the previous one on exit.  non_blocking: no implicit\n"
@@ -880,11 +889,14 @@ static PyTypeObject GA_StreamType = {
 
 static PyMethodDef event_methods[] = {
     {"record", (PyCFunction)(void (*)(void))event_record, METH_VARARGS | METH_KEYWORDS,
-     "record(stream=None)\n\nRecord the event on `stream` (None: the current stream)."},
+     "record($self, /, stream=None)\n--\n\n"
+     "Record the event on `stream` (None: the current stream)."},
     {"synchronize", (PyCFunction)event_synchronize, METH_NOARGS,
-     "synchronize()\n\nWait until the work before the last record() is done."},
+     "synchronize($self, /)\n--\n\n"
+     "Wait until the work before the last record() is done."},
     {"query", (PyCFunction)event_query, METH_NOARGS,
-     "query()\n\nTrue when the work before the last record() is done (never waits)."},
+     "query($self, /)\n--\n\n"
+     "True when the work before the last record() is done (never waits)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -902,7 +914,7 @@ static PyTypeObject GA_EventType = {
     .tp_dealloc = (destructor)event_dealloc,
     .tp_repr = (reprfunc)event_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Event(block=False, disable_timing=False, interprocess=False)\n\n"
+    .tp_doc = "Event(block=False, disable_timing=False, interprocess=False)\n--\n\n"
               "A CUDA event of the current device.  block: synchronize() sleeps instead\n"
               "of spinning.  disable_timing: cheaper, but get_elapsed_time refuses it.\n"
               "interprocess: shareable between processes (needs disable_timing=True).",
@@ -1195,20 +1207,26 @@ fail:
 
 static PyMethodDef runtime_functions[] = {
     {"is_available", py_is_available, METH_NOARGS,
-     "is_available()\n\nTrue when a CUDA device can be used (never raises)."},
+     "is_available($module, /)\n--\n\n"
+     "True when a CUDA device can be used (never raises)."},
     {"get_device_count", py_get_device_count, METH_NOARGS,
+     "get_device_count($module, /)\n--\n\n"
      "Number of CUDA devices; raises NoDeviceError when none can be used."},
-    {"get_device_id", py_get_device_id, METH_NOARGS, "The calling thread's current device."},
+    {"get_device_id", py_get_device_id, METH_NOARGS,
+     "get_device_id($module, /)\n--\n\n"
+     "The calling thread's current device."},
     {"_set_device_id", py_set_device_id, METH_O, "Make a device current for this thread."},
     {"device_synchronize", py_device_synchronize, METH_NOARGS,
+     "device_synchronize($module, /)\n--\n\n"
      "Wait for all work on the current device."},
     {"_versions", py_versions, METH_NOARGS, "(driver version, runtime version) as integers."},
     {"get_current_stream", py_get_current_stream, METH_NOARGS,
-     "get_current_stream()\n\nThe calling thread's current Stream on the current device "
-     "(Stream.null unless one was entered or used)."},
+     "get_current_stream($module, /)\n--\n\n"
+     "The calling thread's current Stream on the current device (Stream.null unless one was "
+     "entered or used)."},
     {"get_elapsed_time", py_get_elapsed_time, METH_VARARGS,
-     "get_elapsed_time(start_event, end_event)\n\nMilliseconds between two recorded events of "
-     "one device (waits for both to complete first)."},
+     "get_elapsed_time($module, start_event, end_event, /)\n--\n\n"
+     "Milliseconds between two recorded events of one device (waits for both to complete first)."},
     {"_device_properties", py_device_properties, METH_O,
      "The properties of a device as a dict (cudaDeviceProp's field names)."},
     {"_device_attribute", py_device_attribute, METH_VARARGS,

@@ -240,11 +240,12 @@ ga_array_cumprod(PyObject *self, PyObject *args, PyObject *kwds)
 
 static PyMethodDef scan_functions[] = {
     {"cumsum", (PyCFunction)(void (*)(void))py_cumsum, METH_VARARGS | METH_KEYWORDS,
-     "cumsum(a, axis=None, dtype=None, out=None)\n\nCumulative sum along an axis (of the "
-     "flattened array for axis=None); NumPy's result dtype."},
+     "cumsum($module, /, a, axis=None, dtype=None, out=None)\n--\n\n"
+     "Cumulative sum along an axis (of the flattened array for axis=None); NumPy's result dtype."},
     {"cumprod", (PyCFunction)(void (*)(void))py_cumprod, METH_VARARGS | METH_KEYWORDS,
-     "cumprod(a, axis=None, dtype=None, out=None)\n\nCumulative product along an axis (of the "
-     "flattened array for axis=None); NumPy's result dtype."},
+     "cumprod($module, /, a, axis=None, dtype=None, out=None)\n--\n\n"
+     "Cumulative product along an axis (of the flattened array for axis=None); NumPy's result "
+     "dtype."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -51,12 +51,19 @@ def read_png(path):
 
 def check_picture(path, size):
     w, h, channels, pixels = read_png(path)
-    if pixels is not None:          # gpuarr's writer: the image itself, sources in red
-        assert (w, h) == (size, size)
+    if pixels is not None:          # gpuarr's writer: title, image (sources in red), scale
+        assert w == size and h > size + 20
         red = (pixels[..., 0] > 200) & (pixels[..., 1] < 80) & (pixels[..., 2] < 80)
-        assert red.sum() > 100
+        assert red.sum() > 30          # one circle at least
     else:                           # matplotlib's figure
         assert w >= 300 and h >= 300
+    text = main_module().png_text(path)
+    assert text["Software"].startswith("gpuarr") and "sources above 5 sigma" in text["Title"]
+
+
+def main_module():
+    import gpuarr.__main__
+    return gpuarr.__main__
 
 
 def test_cpu_half_without_a_gpu(tmp_path):
@@ -120,3 +127,86 @@ def test_self_check_without_gpu(tmp_path):
     rc, out = run_main(tmp_path, "--self-check", hide_gpu=True)
     assert rc == 0, out
     assert "No GPU can be used" in out
+
+
+def picture_line(out):
+    lines = [line for line in out.splitlines() if line.startswith("picture: ")]
+    assert len(lines) == 1, out
+    return lines[0][len("picture: "):].split(" (")[0]
+
+
+def test_default_picture_name_and_no_overwrite(tmp_path):
+    """Without --png the picture is gpuarr_sky<size>.png in the current
+    folder, printed; a second run of the same input replaces its own
+    picture; a file of that name holding something else is kept and the
+    picture gets a numbered name, which the output says."""
+    common = ("--size", "96", "--cpu-only", "--cpu-repeat", "1")
+    rc, out = run_main(tmp_path, *common)
+    assert rc == 0, out
+    first = tmp_path / "gpuarr_sky96.png"
+    assert picture_line(out) == str(first) and first.exists()
+    check_picture(first, 96)
+    rc, out = run_main(tmp_path, *common)
+    assert rc == 0 and picture_line(out) == str(first) and "kept" not in out, out
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["gpuarr_sky96.png"]
+
+    other = tmp_path / "gpuarr_sky64.png"
+    other.write_bytes(b"someone else's file")
+    rc, out = run_main(tmp_path, "--size", "64", "--cpu-only", "--cpu-repeat", "1")
+    assert rc == 0, out
+    assert other.read_bytes() == b"someone else's file"
+    assert picture_line(out) == str(tmp_path / "gpuarr_sky64-2.png"), out
+    assert "gpuarr_sky64.png holds another picture and was kept" in out, out
+    check_picture(tmp_path / "gpuarr_sky64-2.png", 64)
+
+
+def test_picture_path_rules(tmp_path):
+    m = main_module()
+    assert m.default_picture_name(None, 2048) == "gpuarr_sky2048.png"
+    assert m.default_picture_name("/data/GMRT_image_of_Galactic_Center.fits", 2048) == \
+        "gpuarr_GMRT_image_of_Galactic_Center.png"
+    target = str(tmp_path / "p.png")
+    assert m.picture_path(target, "input A") == (target, None)
+    rgb = np.zeros((4, 4, 3), np.uint8)
+    m._write_png(target, rgb, {"Software": "gpuarr 0", "Source": "input A"})
+    assert m.png_text(target) == {"Software": "gpuarr 0", "Source": "input A"}
+    assert m.picture_path(target, "input A") == (target, None)          # its own picture
+    second = str(tmp_path / "p-2.png")
+    assert m.picture_path(target, "input B") == (second, target)        # another input's
+    m._write_png(second, rgb, {"Software": "gpuarr 0", "Source": "input B"})
+    assert m.picture_path(target, "input B") == (second, target)
+    assert m.picture_path(target, "input C") == (str(tmp_path / "p-3.png"), target)
+    (tmp_path / "q.png").write_text("not a picture")
+    assert m.picture_path(str(tmp_path / "q.png"), "input A")[0] == str(tmp_path / "q-2.png")
+
+
+def test_built_in_drawing_has_title_and_scale_bar():
+    """The picture drawn without matplotlib: the title's text in the band
+    above the image, and below it a colour scale that runs from white (the
+    floor) to black (the maximum), with labels under it."""
+    m = main_module()
+    data = np.full((200, 300), 0.1, np.float32)     # mid-grey on a log scale 0.01 .. 1
+    data[100, 150] = 1.0
+    rgb = m.draw_picture(data, np.array([[100.0, 150.0]]), 0.01, "sky: 1 sources")
+    assert rgb.shape[1] == 300 and rgb.dtype == np.uint8
+    image_rows = np.flatnonzero((rgb[:, :, 0] == 127).mean(axis=1) > 0.9)
+    assert image_rows.size == 200 and np.all(np.diff(image_rows) == 1)
+    above, below = rgb[:image_rows[0]], rgb[image_rows[-1] + 1:]
+
+    dark = above.sum(axis=2) < 100
+    ys, xs = np.nonzero(dark)
+    assert ys.size, "no title"
+    expected = np.zeros((7, 6 * 14 - 1), bool)
+    for k, ch in enumerate("SKY: 1 SOURCES"):
+        expected[:, 6 * k:6 * k + 5] = m._glyph(ch)
+    y, x = ys.min(), xs.min()
+    assert np.array_equal(dark[y:y + 7, x:x + expected.shape[1]], expected)
+    assert dark.sum() == expected.sum()
+
+    red = below[:, :, 0].astype(int)
+    middle = red[:, 30:270]
+    ramp = [r for r in range(len(red)) if np.all(np.diff(middle[r]) <= 0) and
+            middle[r, 0] - middle[r, -1] > 200]
+    assert ramp, "no white-to-black scale bar"
+    under = below[max(ramp) + 2:].sum(axis=2) < 100
+    assert under[:, :60].sum() > 5 and under[:, -60:].sum() > 5, "no labels at the bar's ends"
