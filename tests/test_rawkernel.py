@@ -136,6 +136,9 @@ def test_two_kernels_on_two_streams_with_events(rng):
     c1 = gp.zeros(size, dtype=gp.float32)
     c2 = gp.zeros(size, dtype=gp.float32)
     s1, s2 = gp.cuda.Stream(non_blocking=True), gp.cuda.Stream(non_blocking=True)
+    # the inputs were written on the legacy default stream, with which
+    # non-blocking streams do not synchronise: wait for them first
+    gp.cuda.Stream.null.synchronize()
     start, end = gp.cuda.Event(), gp.cuda.Event()
     start.record(s1)
     grid = (size + 1023) // 1024
