@@ -228,7 +228,7 @@ def test_planted_file_writable_by_others_is_not_loaded(cache):
 
 
 def test_missing_nvrtc_names_every_place_searched(monkeypatch, tmp_path):
-    monkeypatch.setattr(compiler, "_lib", None)
+    monkeypatch.setattr(compiler._LIB, "lib", None)
     monkeypatch.setattr(compiler, "_located", None)
     monkeypatch.setenv("CUDA_HOME", str(tmp_path / "no-cuda"))
     site = tmp_path / "site-packages" / "nvidia" / "cu13" / "lib"

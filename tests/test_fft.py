@@ -392,7 +392,7 @@ def test_numpy_fft_dispatches_to_gpuarr_fft():
 # ================================================ loading cuFFT ===========
 
 def test_missing_cufft_names_every_place_searched(monkeypatch, tmp_path):
-    monkeypatch.setattr(cufft, "_lib", None)
+    monkeypatch.setattr(cufft._LIB, "lib", None)
     site = tmp_path / "site-packages" / "nvidia" / "cu13" / "lib"
     monkeypatch.setattr(cufft, "_candidates", lambda: [
         ("$CUDA_HOME/lib64", str(tmp_path / "no-cuda" / "lib64" / "libcufft.so.12")),

@@ -21,8 +21,9 @@ exception with every place searched.  ctypes is imported by ``load`` only.
 """
 import os
 import sys
+import threading
 
-__all__ = ["SYSTEM", "candidates", "locate", "find", "load"]
+__all__ = ["SYSTEM", "candidates", "locate", "find", "load", "Lazy"]
 
 SYSTEM = "the system library path"
 _TOOLKIT_SUBDIRS = ("lib64", "lib", os.path.join("targets", "x86_64-linux", "lib"))
@@ -106,3 +107,25 @@ def load(cands, not_found):
         if pl not in places:
             places.append(pl)
     raise not_found(places)
+
+
+class Lazy:
+    """A library opened on its first use, by one thread, and its functions'
+    ctypes signatures declared once.  ``candidates()`` gives the search
+    list (called then, so tests can replace it), ``not_found(places)`` the
+    exception, ``declare(lib)`` sets argtypes/restype.  ``lib`` is None
+    until then."""
+
+    def __init__(self, candidates, not_found, declare):
+        self._candidates, self._not_found, self._declare = candidates, not_found, declare
+        self._lock = threading.Lock()
+        self.lib = None
+
+    def get(self):
+        if self.lib is None:
+            with self._lock:
+                if self.lib is None:
+                    lib = load(self._candidates(), self._not_found)
+                    self._declare(lib)
+                    self.lib = lib
+        return self.lib

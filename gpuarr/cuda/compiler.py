@@ -38,7 +38,6 @@ degrades to compiling in memory.  Each of these gives one warning naming
 the path, not an error.
 """
 import os
-import threading
 import warnings
 
 try:
@@ -102,9 +101,6 @@ class CompileException(Exception):
 
 # ================================================================ NVRTC ====
 
-_lock = threading.Lock()
-_lib = None
-
 # NVRTC's sonames (newest first) and the NVIDIA wheels' folders under
 # site-packages/nvidia: nvidia-cuda-nvrtc 13 (cu13), the CUDA 12 wheel.
 _NAMES = ("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so")
@@ -162,18 +158,6 @@ def _not_found(places):
         "to a CUDA toolkit.")
 
 
-def _nvrtc():
-    global _lib
-    if _lib is not None:
-        return _lib
-    with _lock:
-        if _lib is None:
-            lib = _libs.load(_candidates(), _not_found)
-            _declare(lib)
-            _lib = lib
-        return _lib
-
-
 def _declare(lib):
     import ctypes
     c_int_p = ctypes.POINTER(ctypes.c_int)
@@ -199,6 +183,11 @@ def _declare(lib):
         fn.restype = ctypes.c_int
     lib.nvrtcGetErrorString.argtypes = [ctypes.c_int]
     lib.nvrtcGetErrorString.restype = ctypes.c_char_p
+
+
+_LIB = _libs.Lazy(lambda: _candidates(), lambda places: _not_found(places),
+                  lambda lib: _declare(lib))
+_nvrtc = _LIB.get
 
 
 def _check(rc, call):

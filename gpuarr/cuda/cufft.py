@@ -33,6 +33,7 @@ import collections
 import threading
 
 from .. import _core
+from . import _libs
 
 __all__ = ["CUFFTError", "Layout", "Plan", "PlanCache", "get_plan_cache", "get_version",
            "find_cufft"]
@@ -71,13 +72,8 @@ class CUFFTError(_core.CUDARuntimeError):
 
 # ============================================================== loading ====
 
-_lock = threading.Lock()
-_lib = None
-
-
 def _candidates():
     """(place, path) pairs to try, in order (gpuarr/cuda/_libs.py)."""
-    from . import _libs
     return _libs.candidates(_NAMES, _WHEEL_SUBDIRS)
 
 
@@ -88,19 +84,6 @@ def _not_found(places):
         "without it). Looked in: " + "; ".join(places) + ". Install it with "
         "`pip install \"gpuarr[cufft]\"` (the nvidia-cufft wheel; nvidia-cufft-cu12 for "
         "CUDA 12), or set CUDA_HOME to a CUDA toolkit.")
-
-
-def _cufft():
-    global _lib
-    if _lib is not None:
-        return _lib
-    with _lock:
-        if _lib is None:
-            from . import _libs
-            lib = _libs.load(_candidates(), _not_found)
-            _declare(lib)
-            _lib = lib
-        return _lib
 
 
 def _declare(lib):
@@ -126,6 +109,11 @@ def _declare(lib):
         fn = getattr(lib, name)
         fn.argtypes = args
         fn.restype = c_int
+
+
+_LIB = _libs.Lazy(lambda: _candidates(), lambda places: _not_found(places),
+                  lambda lib: _declare(lib))
+_cufft = _LIB.get
 
 
 def _check(rc, call, what=""):
@@ -236,9 +224,9 @@ class Plan:
         # with cudaFree, which waits for work still queued.  Never raises.
         h = getattr(self, "handle", None)
         self.handle = None
-        if h is not None and _lib is not None:
+        if h is not None and _LIB.lib is not None:
             try:
-                _lib.cufftDestroy(h)
+                _LIB.lib.cufftDestroy(h)
             except Exception:          # noqa: BLE001 -- teardown never raises
                 pass
 
