@@ -1009,28 +1009,23 @@ _RED_STEP = ("k = xp.ReductionKernel('T x', 'T y', 'x * x', 'a + b', 'y = sqrt(a
              "'l2norm'); k(a)")
 _FUSE_STEP = ("f = xp.fuse(kernel_name='squared_diff')(lambda x, y: (x - y) * (x - y)); f(a, b)")
 
-for _warm in (False, True):
-    _w = "warm" if _warm else "cold"
-    fresh_case(f"first_rawkernel_{_w}", issue=17, size="1024 f32", warm_cache=_warm,
-               desc=f"fresh process, {_w} kernel cache: RawKernel(vector add) + first call",
-               goal="<= 0.5 ms" if _warm else "<= 30 ms",
-               cupy_ref="0.49 ms" if _warm else "32 ms", requires=("RawKernel",),
-               prep=_KPREP, steps=(("rawkernel", _RAW_STEP),))
-    fresh_case(f"first_elementwise_{_w}", issue=18, size="1024 f32", warm_cache=_warm,
-               desc=f"fresh process, {_w} kernel cache: ElementwiseKernel + first call",
-               goal="<= 1 ms" if _warm else "<= 40 ms",
-               cupy_ref="0.42 ms" if _warm else "87 ms", requires=("ElementwiseKernel",),
-               prep=_KPREP, steps=(("elementwise", _EW_STEP),))
-    fresh_case(f"first_reduction_{_w}", issue=18, size="1024 f32", warm_cache=_warm,
-               desc=f"fresh process, {_w} kernel cache: ReductionKernel (L2 norm) + first call",
-               goal="<= 1 ms" if _warm else "<= 40 ms",
-               cupy_ref="31 ms" if _warm else "3.30 s", requires=("ReductionKernel",),
-               prep=_KPREP, steps=(("reduction", _RED_STEP),))
-    fresh_case(f"first_fuse_{_w}", issue=18, size="1024 f32", warm_cache=_warm,
-               desc=f"fresh process, {_w} kernel cache: fuse (squared diff) + first call",
-               goal="<= 1 ms" if _warm else "<= 40 ms",
-               cupy_ref="1.2 ms" if _warm else "127 ms", requires=("fuse",),
-               prep=_KPREP, steps=(("fuse", _FUSE_STEP),))
+# (label, issue, what, step, gpuarr name, (cold goal, CuPy), (warm goal, CuPy))
+_FIRST_CALLS = (
+    ("rawkernel", 17, "RawKernel(vector add)", _RAW_STEP, "RawKernel",
+     ("<= 30 ms", "32 ms"), ("<= 0.5 ms", "0.49 ms")),
+    ("elementwise", 18, "ElementwiseKernel", _EW_STEP, "ElementwiseKernel",
+     ("<= 40 ms", "87 ms"), ("<= 1 ms", "0.42 ms")),
+    ("reduction", 18, "ReductionKernel (L2 norm)", _RED_STEP, "ReductionKernel",
+     ("<= 40 ms", "3.30 s"), ("<= 1 ms", "31 ms")),
+    ("fuse", 18, "fuse (squared diff)", _FUSE_STEP, "fuse",
+     ("<= 40 ms", "127 ms"), ("<= 1 ms", "1.2 ms")),
+)
+for _label, _issue, _what, _step, _name, _cold, _warm in _FIRST_CALLS:
+    for _w, (_goal, _ref) in (("cold", _cold), ("warm", _warm)):
+        fresh_case(f"first_{_label}_{_w}", issue=_issue, size="1024 f32",
+                   warm_cache=_w == "warm", goal=_goal, cupy_ref=_ref, requires=(_name,),
+                   desc=f"fresh process, {_w} kernel cache: {_what} + first call",
+                   prep=_KPREP, steps=((_label, _step),))
 
 
 @case("rawkernel_overhead", issue=17, kind="host", desc="host time per RawKernel call, 4 args",

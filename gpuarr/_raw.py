@@ -55,13 +55,16 @@ def _check_options(options, backend, jitify, translate_cucomplex):
     if jitify:
         raise ValueError("jitify=True is not supported: gpuarr has no Jitify; include what "
                          "the code needs with options=('-I<folder>',) instead")
-    if isinstance(options, str):
-        options = (options,)
-    options = tuple(options)
-    for o in options:
-        if not isinstance(o, str):
-            raise TypeError(f"options must be a tuple of str, got {o!r}")
-    return options
+    return _strings(options, "options")
+
+
+def _strings(value, what):
+    """A str or a sequence of str, as a tuple (TypeError naming `what`)."""
+    value = (value,) if isinstance(value, str) else tuple(value)
+    for v in value:
+        if not isinstance(v, str):
+            raise TypeError(f"{what} must be strings, got {v!r}")
+    return value
 
 
 _CUCOMPLEX = """
@@ -258,12 +261,7 @@ class RawModule:
                             "path= (a .cubin, .ptx or .fatbin file)")
         options = _check_options(options, backend, jitify, translate_cucomplex)
         if name_expressions is not None:
-            if isinstance(name_expressions, str):
-                name_expressions = (name_expressions,)
-            name_expressions = tuple(name_expressions)
-            for n in name_expressions:
-                if not isinstance(n, str):
-                    raise TypeError(f"name_expressions must be strings, got {n!r}")
+            name_expressions = _strings(name_expressions, "name_expressions")
             if code is None:
                 raise ValueError("name_expressions need code= (a loaded binary has its "
                                  "names already lowered)")
