@@ -224,9 +224,10 @@ class Plan:
         # with cudaFree, which waits for work still queued.  Never raises.
         h = getattr(self, "handle", None)
         self.handle = None
-        if h is not None and _LIB.lib is not None:
+        lib = getattr(_LIB, "lib", None)      # _LIB itself is None at interpreter exit
+        if h is not None and lib is not None:
             try:
-                _LIB.lib.cufftDestroy(h)
+                lib.cufftDestroy(h)
             except Exception:          # noqa: BLE001 -- teardown never raises
                 pass
 
