@@ -23,6 +23,7 @@ import gpuarr._convolve as gconv
 import gpuarr.fft._fft as gfft
 from gpuarr.cuda import cufft
 
+import _conv_emulation
 from _conv_emulation import ModelArray, _ModelCore, _host_ufunc, _m
 
 REAL_IN = (cufft.R2C, cufft.D2Z)
@@ -134,26 +135,14 @@ def install_fft_model(monkeypatch):
     executed.clear()
 
 
-class Backend:
-    """asarray(host) -> the backend's array, get(arr) -> host array."""
-
-    def __init__(self, name):
-        self.name = name
-        self.device = name == "device"
-
-    def asarray(self, a):
-        return gpuarr.asarray(a) if self.device else _m(np.array(a))
+class Backend(_conv_emulation.Backend):
+    """The convolution tests' backend, plus zero-stride views."""
 
     def broadcast(self, a, shape):
         """A read-only view of a with zero strides."""
         if self.device:
             return gpuarr.broadcast_to(gpuarr.asarray(a), shape)
         return np.broadcast_to(_m(np.array(a)), shape).view(ModelArray)
-
-    def get(self, a):
-        cls = gpuarr.ndarray if self.device else ModelArray
-        assert isinstance(a, cls), f"expected a {cls.__name__}, got {type(a).__name__}"
-        return a.get()
 
 
 @pytest.fixture(params=["model", pytest.param("device", marks=pytest.mark.gpu)])
