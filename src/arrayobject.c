@@ -238,7 +238,7 @@ array_dealloc(ga_array *self)
         PyObject_ClearWeakRefs((PyObject *)self);
     if ((self->flags & GA_OWNDATA) && self->alloc_kind == GA_MEM_DEVICE) {
         ga_pool_free(self->device, self->alloc, self->alloc_size, self->alloc_stream);
-    } else if ((self->flags & GA_OWNDATA) && self->alloc != NULL) {
+    } else if ((self->flags & GA_OWNDATA) && self->alloc != NULL && !ga_runtime_forked()) {
         cudaError_t err = self->alloc_kind == GA_MEM_MANAGED ? cudaFree(self->alloc)
                                                              : cudaFreeHost(self->alloc);
         if (err != cudaSuccess)

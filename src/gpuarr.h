@@ -85,8 +85,13 @@ void ga_runtime_set_current_device(int device);
  * naming `what` otherwise. */
 int ga_runtime_stream_arg(PyObject *obj, const char *what, int *device, cudaStream_t *handle);
 
-/* Number of devices, or -1 with an exception set when none can be used. */
+/* Number of devices, or -1 with an exception set when none can be used
+ * (also in a child forked after CUDA was initialised). */
 int ga_runtime_device_count(void);
+
+/* Whether this process was forked after its parent initialised CUDA: it
+ * cannot use CUDA, and teardown must make no CUDA call. */
+int ga_runtime_forked(void);
 
 /* Multiprocessor count of a device (cached). */
 int ga_runtime_sm_count(int device);

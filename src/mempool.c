@@ -22,7 +22,9 @@
  * Ownership: an array that owns its memory holds (ptr, size, stream) and
  * returns it with ga_pool_free when it dies.  The pool owns only the cached
  * (free) blocks.  All pool state is guarded by one mutex per pool, because
- * the GIL is released around cudaMalloc.
+ * the GIL is released around cudaMalloc.  In a child forked after CUDA was
+ * initialised, freeing is a no-op: the blocks belong to the parent's
+ * context (runtime.c).
  */
 #include "gpuarr.h"
 
@@ -333,7 +335,7 @@ fail_locked:
 void
 ga_pool_free(int device, void *ptr, size_t nbytes, cudaStream_t stream)
 {
-    if (ptr == NULL)
+    if (ptr == NULL || ga_runtime_forked())
         return;
     ga_cache *c = &device_pools[device];
     size_t size = cache_round(nbytes);
@@ -397,7 +399,7 @@ ga_pinned_malloc(size_t nbytes)
 void
 ga_pinned_free(void *ptr, size_t nbytes)
 {
-    if (ptr == NULL)
+    if (ptr == NULL || ga_runtime_forked())
         return;
     ga_cache *c = &pinned_pool;
     size_t size = cache_round(nbytes ? nbytes : 1);
@@ -491,7 +493,7 @@ py_pool_free_all(PyObject *self, PyObject *arg)
     int device;
     ga_cache *c = pool_arg(arg, &device);
     cudaError_t err;
-    if (c == NULL)
+    if (c == NULL || (ga_runtime_forked() && ga_runtime_device_count() < 0))
         return NULL;
     if (c->n_free == 0)
         Py_RETURN_NONE;

@@ -8,6 +8,20 @@
  * with the cause (no driver library, driver too old for this build, no
  * device).  is_available() asks the same question without raising.
  *
+ * fork()
+ * ------
+ * CUDA cannot be used in a child forked after the parent initialised it:
+ * the child inherits a copy of the driver's state but not its threads or
+ * its device context, and CUDA calls there fail or hang.  A pthread_atfork
+ * child handler marks such a child (only when the parent had initialised
+ * CUDA: a fork before any device use leaves the child free to initialise
+ * its own) and forgets the thread's current CUDA device, so the next device
+ * operation takes the slow path through ga_runtime_device_count(), which
+ * raises CUDARuntimeError saying to use the 'spawn' or 'forkserver' start
+ * method.  is_available() is False there, and teardown (arrays, pool
+ * blocks, streams, events) makes no CUDA call: the memory belongs to the
+ * parent's context and dies with it.
+ *
  * Current device and stream
  * -------------------------
  * Both are thread-local, as in CUDA itself, and the current stream is kept
@@ -33,6 +47,7 @@
 #include "gpuarr.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 
@@ -43,6 +58,8 @@ static int device_count = -1;              /* -1 until init; 0 when unusable */
 static cudaError_t init_status = cudaSuccess;
 static int driver_missing = 0;
 static int sm_counts[GA_MAX_DEVICES];
+
+static int forked_child = 0;               /* forked after CUDA was initialised */
 
 static _Thread_local int tl_device = 0;          /* gpuarr's current device */
 static _Thread_local int tl_cuda_device = -1;    /* what cudaSetDevice last got */
@@ -74,10 +91,36 @@ runtime_init(void)
     Py_END_ALLOW_THREADS
 }
 
+/* pthread_atfork child handler (runs in the forking thread, the only one
+ * in the child). */
+static void
+runtime_after_fork_child(void)
+{
+    if (device_count > 0)
+        forked_child = 1;
+    tl_cuda_device = -1;
+}
+
+int ga_runtime_forked(void) { return forked_child; }
+
+/* Raise CUDARuntimeError in a child forked after CUDA was initialised. */
+static int
+runtime_raise_forked(void)
+{
+    PyErr_SetString(GA_CUDARuntimeError,
+                    "CUDA was initialised in the parent process before fork(); CUDA cannot be "
+                    "used in a forked child: use multiprocessing's 'spawn' or 'forkserver' start "
+                    "method (multiprocessing.get_context('spawn')), or fork before the parent's "
+                    "first device operation");
+    return -1;
+}
+
 /* Raise NoDeviceError describing why no device can be used. */
 static int
 runtime_raise_unavailable(void)
 {
+    if (forked_child)
+        return runtime_raise_forked();
     if (driver_missing) {
         PyErr_SetString(GA_NoDeviceError,
                         "no NVIDIA driver: libcuda.so.1 could not be loaded, so no GPU can be "
@@ -108,7 +151,7 @@ ga_runtime_device_count(void)
 {
     if (device_count < 0)
         runtime_init();
-    if (device_count == 0)
+    if (device_count == 0 || forked_child)
         return runtime_raise_unavailable();
     return device_count;
 }
@@ -385,7 +428,7 @@ fail:
 static void
 stream_dealloc(ga_stream *s)
 {
-    if (s->owned && s->handle != NULL) {
+    if (s->owned && s->handle != NULL && !forked_child) {
         cudaError_t err = cudaStreamDestroy(s->handle);
         if (err != cudaSuccess && !runtime_exiting(err))
             ga_err_unraisable(err, "cudaStreamDestroy");
@@ -639,7 +682,7 @@ event_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 static void
 event_dealloc(ga_event *e)
 {
-    cudaError_t err = cudaEventDestroy(e->handle);
+    cudaError_t err = forked_child ? cudaSuccess : cudaEventDestroy(e->handle);
     if (err != cudaSuccess && !runtime_exiting(err))
         ga_err_unraisable(err, "cudaEventDestroy");
     PyObject_Free(e);
@@ -745,6 +788,10 @@ event_record(ga_event *self, PyObject *args, PyObject *kwds)
 static PyObject *
 event_synchronize(ga_event *self, PyObject *noargs)
 {
+    if (forked_child) {
+        runtime_raise_forked();
+        return NULL;
+    }
     cudaError_t err = event_wait_nogil(self->handle);
     if (err != cudaSuccess)
         return ga_err_cuda(err, "cudaEventSynchronize");
@@ -754,6 +801,10 @@ event_synchronize(ga_event *self, PyObject *noargs)
 static PyObject *
 event_query(ga_event *self, PyObject *noargs)
 {
+    if (forked_child) {
+        runtime_raise_forked();
+        return NULL;
+    }
     return query_result(cudaEventQuery(self->handle), "cudaEventQuery");
 }
 
@@ -930,7 +981,7 @@ py_is_available(PyObject *self, PyObject *noargs)
 {
     if (device_count < 0)
         runtime_init();
-    return PyBool_FromLong(device_count > 0);
+    return PyBool_FromLong(device_count > 0 && !forked_child);
 }
 
 static PyObject *
@@ -1277,6 +1328,12 @@ ga_runtime_init(PyObject *m)
 {
     if (PyType_Ready(&GA_StreamType) < 0 || PyType_Ready(&GA_EventType) < 0)
         return -1;
+    int err = pthread_atfork(NULL, NULL, runtime_after_fork_child);
+    if (err != 0) {
+        errno = err;
+        PyErr_SetFromErrno(PyExc_OSError);
+        return -1;
+    }
     key_current = PyUnicode_InternFromString("gpuarr.cuda.current_streams");
     key_stack = PyUnicode_InternFromString("gpuarr.cuda.stream_stack");
     stream_null = stream_wrap(NULL, -1, 0);
