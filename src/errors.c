@@ -12,11 +12,22 @@
  *
  * The exception objects live in module-level statics: they are created once
  * by ga_errors_init and referenced by the module, which owns them.
- * CUDA's "sticky" last error is cleared whenever an error is reported, so a
- * failed call never poisons the next one.
+ * CUDA's last error is cleared whenever an error is reported, so a failed
+ * call never poisons the next one.
+ *
+ * Sticky errors are the exception: a kernel that faults (an illegal or
+ * misaligned address, a trap or assert, a hardware stack error...) leaves
+ * the CUDA context unusable, and every later CUDA call of the process fails
+ * with the same error.  Their message says so (restart the process) and
+ * where the first one was seen.  Kernels run asynchronously, so a fault
+ * shows at the launch only with GPUARR_SYNC_LAUNCH=1 (ga_check_launch then
+ * synchronises after each launch); otherwise at the next synchronisation
+ * or launch, which is what the message names.  Teardown failures that
+ * follow a sticky error are not reported again.
  */
 #include "gpuarr.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 PyObject *GA_CUDARuntimeError = NULL;
@@ -24,6 +35,60 @@ PyObject *GA_OutOfMemoryError = NULL;
 PyObject *GA_NoDeviceError = NULL;
 
 static int sync_after_launch = -1;
+
+/* The first sticky error of the process and where it was seen (written
+ * with the GIL held). */
+static cudaError_t first_sticky = cudaSuccess;
+static char first_sticky_what[160];
+
+/* Errors after which the CUDA context cannot be used again (the CUDA
+ * headers: "the process must be terminated and relaunched"). */
+static int
+error_is_sticky(cudaError_t err)
+{
+    switch (err) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorTensorMemoryLeak:
+    case cudaErrorContained:
+    case cudaErrorExternalDevice:
+    case cudaErrorMpsClientTerminated:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The message of a CUDA error: name, description, the failing call and,
+ * for a sticky error, that the context is lost and since when. */
+static PyObject *
+error_message(cudaError_t err, const char *what)
+{
+    if (!error_is_sticky(err))
+        return PyUnicode_FromFormat("%s: %s (in %s)", cudaGetErrorName(err),
+                                    cudaGetErrorString(err), what);
+    if (first_sticky == cudaSuccess) {
+        first_sticky = err;
+        snprintf(first_sticky_what, sizeof(first_sticky_what), "%s", what);
+        return PyUnicode_FromFormat(
+            "%s: %s (in %s). The CUDA context is now unusable: this error is sticky, every "
+            "later CUDA call in this process fails with it, so restart the process. A kernel "
+            "fault is reported at the launch that caused it only with GPUARR_SYNC_LAUNCH=1 in "
+            "the environment; otherwise at the next synchronisation or launch after it.",
+            cudaGetErrorName(err), cudaGetErrorString(err), what);
+    }
+    return PyUnicode_FromFormat(
+        "%s: %s (in %s). The CUDA context is unusable since an earlier sticky error (%s in "
+        "%s): restart the process.", cudaGetErrorName(err), cudaGetErrorString(err), what,
+        cudaGetErrorName(first_sticky), first_sticky_what);
+}
 
 PyObject *
 ga_err_cuda(cudaError_t err, const char *what)
@@ -37,8 +102,7 @@ ga_err_cuda(cudaError_t err, const char *what)
              err == cudaErrorStubLibrary || err == cudaErrorCallRequiresNewerDriver ||
              err == cudaErrorUnsupportedPtxVersion)
         cls = GA_NoDeviceError;
-    PyObject *msg = PyUnicode_FromFormat("%s: %s (in %s)", cudaGetErrorName(err),
-                                         cudaGetErrorString(err), what);
+    PyObject *msg = error_message(err, what);
     PyObject *exc = msg ? PyObject_CallOneArg(cls, msg) : NULL;
     PyObject *code = PyLong_FromLong((long)err);
     PyObject *name = PyUnicode_FromString(cudaGetErrorName(err));
@@ -59,6 +123,8 @@ ga_err_cuda(cudaError_t err, const char *what)
 void
 ga_err_unraisable(cudaError_t err, const char *what)
 {
+    if (first_sticky != cudaSuccess && error_is_sticky(err))
+        return;   /* the context is lost; that was reported when it happened */
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     ga_err_cuda(err, what);

@@ -37,6 +37,7 @@
 #include "gpuarr.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #define UK_MAX_DEVICES 64
@@ -375,6 +376,7 @@ typedef struct {
     vectorcallfunc vectorcall;
     uk_entry *entries;       /* UK_MAX_DEVICES, allocated on the first call */
     int cooperative;
+    char what[160];          /* "launching user kernel 'name'", for errors */
 } uk_kernel;
 
 /* The handle and limits of this kernel on `device` (made current). */
@@ -395,6 +397,16 @@ kernel_entry(uk_kernel *self, int device)
     uk_entry *e = &self->entries[device];
     if (e->fn != NULL)
         return e;
+    if (self->what[0] == '\0') {
+        /* the Python subclass's `name`, read once: launch errors name it */
+        PyObject *name = PyObject_GetAttrString((PyObject *)self, "name");
+        const char *s = name != NULL && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+        if (s != NULL)
+            snprintf(self->what, sizeof(self->what), "launching user kernel '%s'", s);
+        else
+            PyErr_Clear();
+        Py_XDECREF(name);
+    }
     PyObject *h = PyObject_CallMethod((PyObject *)self, "_function_for", "i", device);
     if (h == NULL)
         return NULL;
@@ -545,7 +557,7 @@ kernel_vectorcall(uk_kernel *self, PyObject *const *vargs, size_t nargsf, PyObje
     if (ga_runtime_use_device(device) < 0)
         goto done;
     if (ga_uk_launch((void *)e->fn, self->cooperative, grid, block, (size_t)shared_mem, ptrs,
-                     stream, "launching a user kernel") < 0)
+                     stream, self->what[0] ? self->what : "launching a user kernel") < 0)
         goto done;
     result = Py_NewRef(Py_None);
 done:
