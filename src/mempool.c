@@ -17,7 +17,15 @@
  * - free_all_blocks() hands cached blocks back to CUDA; until then tools
  *   such as nvidia-smi keep counting them as used.
  * - GPUARR_POOL=0 in the environment bypasses caching (every free is a
- *   cudaFree), so compute-sanitizer sees each allocation.
+ *   cudaFree), so compute-sanitizer sees each allocation, and each block is
+ *   exactly the bytes requested (no size class), so it flags an access past
+ *   an array's end.  The statistics keep their meaning: used_bytes is the
+ *   bytes of live allocations made through gpuarr, total_bytes the bytes
+ *   held from CUDA, which is the same number since nothing is cached;
+ *   n_free_blocks and free_bytes stay 0 and free_all_blocks has nothing to
+ *   release.  The limit applies to the live bytes.
+ * - A test hook, _fail_allocation(n), makes the n-th allocation from then
+ *   on fail as if the device were out of memory (fault-injection tests).
  *
  * Ownership: an array that owns its memory holds (ptr, size, stream) and
  * returns it with ga_pool_free when it dies.  The pool owns only the cached
@@ -185,6 +193,15 @@ pools_setup(void)
     pool_disabled = env != NULL && env[0] == '0';
 }
 
+/* The bytes allocated and accounted for a request: its size class, or with
+ * caching off the request itself, so compute-sanitizer bounds each block
+ * exactly where the array ends. */
+static size_t
+block_size(size_t n)
+{
+    return pool_disabled ? n : cache_round(n);
+}
+
 /* Parse a limit: bytes ("1073741824", "1e9") or a percentage of `total`
  * ("50%").  Returns 0 with *out set, or -1 with ValueError naming `what`. */
 static int
@@ -254,15 +271,25 @@ pool_release_locked(ga_cache *c)
     return err != cudaSuccess ? err : err2;
 }
 
+/* Raise OutOfMemoryError for `request` bytes (lock held); `injected` marks
+ * a failure made by the fault-injection hook. */
 static void
-raise_oom(ga_cache *c, size_t request, int device)
+raise_oom(ga_cache *c, size_t request, int device, int injected)
 {
     size_t limit = c->limit ? c->limit : device_total_memory(device);
     PyErr_Format(GA_OutOfMemoryError,
                  "out of memory on device %d allocating %zu bytes (%zu bytes in use by arrays, "
-                 "limit %zu bytes%s)", device, request, c->used_bytes, limit,
-                 c->limit ? ", set with set_limit or GPUARR_GPU_MEMORY_LIMIT" : ", the device's memory");
+                 "limit %zu bytes%s)%s", device, request, c->used_bytes, limit,
+                 c->limit ? ", set with set_limit or GPUARR_GPU_MEMORY_LIMIT" : ", the device's memory",
+                 injected ? " [injected by gpuarr.cuda._fail_allocation]" : "");
 }
+
+/* Fault injection (tests only): when fail_countdown > 0, the allocation
+ * that brings it to 0 fails as if the device were out of memory.  Counted
+ * over every device pool, cache hits included; read and written with the
+ * GIL held (ga_pool_malloc is called with it). */
+static long fail_countdown = 0;
+static long faults_injected = 0;
 
 void *
 ga_pool_malloc(int device, size_t nbytes, cudaStream_t stream, int *failed)
@@ -273,13 +300,18 @@ ga_pool_malloc(int device, size_t nbytes, cudaStream_t stream, int *failed)
     if (pool_disabled < 0)
         pools_setup();
     ga_cache *c = &device_pools[device];
-    size_t size = cache_round(nbytes);
+    size_t size = block_size(nbytes);
     void *ptr = NULL;
     cudaError_t err = cudaSuccess;
 
     pthread_mutex_lock(&c->lock);
     if (pool_configure(c, device) < 0)
         goto fail_locked;
+    if (fail_countdown > 0 && --fail_countdown == 0) {
+        faults_injected++;
+        raise_oom(c, nbytes, device, 1);
+        goto fail_locked;
+    }
     ptr = cache_pop(c, size, (uintptr_t)stream);
     if (ptr != NULL) {
         pthread_mutex_unlock(&c->lock);
@@ -292,7 +324,7 @@ ga_pool_malloc(int device, size_t nbytes, cudaStream_t stream, int *failed)
             goto fail_locked;
         }
         if (c->total_bytes + size > c->limit) {
-            raise_oom(c, nbytes, device);
+            raise_oom(c, nbytes, device, 0);
             goto fail_locked;
         }
     }
@@ -322,7 +354,7 @@ ga_pool_malloc(int device, size_t nbytes, cudaStream_t stream, int *failed)
     c->used_bytes -= size;
     if (err == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();
-        raise_oom(c, nbytes, device);
+        raise_oom(c, nbytes, device, 0);
     } else {
         ga_err_cuda(err, "cudaMalloc");
     }
@@ -338,7 +370,7 @@ ga_pool_free(int device, void *ptr, size_t nbytes, cudaStream_t stream)
     if (ptr == NULL || ga_runtime_forked())
         return;
     ga_cache *c = &device_pools[device];
-    size_t size = cache_round(nbytes);
+    size_t size = block_size(nbytes);
     pthread_mutex_lock(&c->lock);
     int kept = !pool_disabled && cache_push(c, ptr, size, (uintptr_t)stream) == 0;
     if (!kept) {
@@ -361,7 +393,7 @@ ga_pinned_malloc(size_t nbytes)
     if (pool_disabled < 0)
         pools_setup();
     ga_cache *c = &pinned_pool;
-    size_t size = cache_round(nbytes ? nbytes : 1);
+    size_t size = block_size(nbytes ? nbytes : 1);
     void *ptr;
     pthread_mutex_lock(&c->lock);
     ptr = cache_pop(c, size, 0);
@@ -402,7 +434,7 @@ ga_pinned_free(void *ptr, size_t nbytes)
     if (ptr == NULL || ga_runtime_forked())
         return;
     ga_cache *c = &pinned_pool;
-    size_t size = cache_round(nbytes ? nbytes : 1);
+    size_t size = block_size(nbytes ? nbytes : 1);
     pthread_mutex_lock(&c->lock);
     int kept = !pool_disabled && cache_push(c, ptr, size, 0) == 0;
     if (!kept) {
@@ -568,12 +600,46 @@ py_parse_limit(PyObject *self, PyObject *args)
 }
 
 static PyObject *
+py_pool_caching(PyObject *self, PyObject *noargs)
+{
+    return PyBool_FromLong(!pool_disabled);
+}
+
+static PyObject *
 py_round_size(PyObject *self, PyObject *arg)
 {
     size_t n = PyLong_AsSize_t(arg);
     if (n == (size_t)-1 && PyErr_Occurred())
         return NULL;
-    return PyLong_FromSize_t(cache_round(n));
+    return PyLong_FromSize_t(block_size(n));
+}
+
+/* _fail_allocation(n) -> int: make the n-th device allocation from now
+ * (n >= 1) fail with OutOfMemoryError, or disarm with None.  Returns the
+ * allocations the previous setting still had to go (0: none armed). */
+static PyObject *
+py_fail_allocation(PyObject *self, PyObject *arg)
+{
+    long n = 0;
+    if (arg != Py_None) {
+        n = PyLong_AsLong(arg);
+        if (n == -1 && PyErr_Occurred())
+            return NULL;
+        if (n < 1) {
+            PyErr_Format(PyExc_ValueError, "_fail_allocation: n must be a positive number of "
+                         "allocations or None, not %ld", n);
+            return NULL;
+        }
+    }
+    long previous = fail_countdown;
+    fail_countdown = n;
+    return PyLong_FromLong(previous);
+}
+
+static PyObject *
+py_faults_injected(PyObject *self, PyObject *noargs)
+{
+    return PyLong_FromLong(faults_injected);
 }
 
 static PyMethodDef mempool_functions[] = {
@@ -582,7 +648,16 @@ static PyMethodDef mempool_functions[] = {
     {"_pool_free_all", py_pool_free_all, METH_O, "Release pool N's cached blocks."},
     {"_pool_set_limit", py_pool_set_limit, METH_VARARGS, "Set pool N's limit."},
     {"_parse_limit", py_parse_limit, METH_VARARGS, "Parse a memory limit string."},
-    {"_round_size", py_round_size, METH_O, "The pool's size class for a request."},
+    {"_round_size", py_round_size, METH_O,
+     "The bytes the pool allocates and counts for a request: its size class, or the request "
+     "itself with caching off (GPUARR_POOL=0)."},
+    {"_pool_caching", py_pool_caching, METH_NOARGS,
+     "Whether freed blocks are cached (False under GPUARR_POOL=0)."},
+    {"_fail_allocation", py_fail_allocation, METH_O,
+     "_fail_allocation(n): the n-th device allocation from now fails with OutOfMemoryError "
+     "(tests only); None disarms.  Returns what the previous setting had still to go."},
+    {"_faults_injected", py_faults_injected, METH_NOARGS,
+     "How many allocations _fail_allocation has made fail in this process."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -3,6 +3,10 @@ run with gpuarr in place of CuPy -- imports changed only -- and the answers
 the lesson shows.  IPython magics (%timeit) become plain calls; the image is
 gpuarr.datasets' synthetic sky instead of the GMRT FITS file (which needs a
 download and astropy).  One test per part of the lesson, each cell in order."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -283,33 +287,57 @@ def test_course_benchmark_internals():
 
 
 def test_course_memory_pool():
-    """The course's memory-management cells, with the numbers they print."""
+    """The course's memory-management cells, with the numbers they print.
+    With caching (the default) a freed block stays reserved until
+    free_all_blocks(); under GPUARR_POOL=0 (no caching, for
+    compute-sanitizer) every block is exactly the bytes asked for and goes
+    back to CUDA when freed, so total_bytes() equals used_bytes(): the live
+    bytes.  test_course_memory_pool_in_the_other_mode runs this again with
+    the mode switched."""
+    caching = cp._core._pool_caching()
+    block = 512 if caching else 400     # the size class, or the bytes themselves
     mempool = cp.get_default_memory_pool()
     pinned_mempool = cp.get_default_pinned_memory_pool()
     cp.cuda.Device().synchronize()
     mempool.free_all_blocks()
     pinned_mempool.free_all_blocks()
     base_used, base_total = mempool.used_bytes(), mempool.total_bytes()
+    assert base_total == base_used
 
     a_cpu = np.ndarray(100, dtype=np.float32)
     assert a_cpu.nbytes == 400
     a = cp.array(a_cpu)
     assert a.nbytes == 400
-    assert mempool.used_bytes() - base_used == 512
-    assert mempool.total_bytes() - base_total == 512
+    assert mempool.used_bytes() - base_used == block
+    assert mempool.total_bytes() - base_total == block
     a = None  # noqa: F841
     assert mempool.used_bytes() == base_used
-    assert mempool.total_bytes() - base_total == 512
+    assert mempool.total_bytes() - base_total == (block if caching else 0)
+    assert mempool.n_free_blocks() == (1 if caching else 0)
     mempool.free_all_blocks()
     pinned_mempool.free_all_blocks()
     assert mempool.used_bytes() == base_used
     assert mempool.total_bytes() == base_used  # only blocks in use stay
+    assert mempool.n_free_blocks() == 0 and mempool.free_bytes() == 0
     assert pinned_mempool.n_free_blocks() == 0
 
     with cp.cuda.Device(0):
         mempool.set_limit(size=1024 ** 3)
     assert mempool.get_limit() == 1024 ** 3
     mempool.set_limit(size=0)
+
+
+def test_course_memory_pool_in_the_other_mode():
+    """test_course_memory_pool in a fresh process with caching switched the
+    other way (GPUARR_POOL is read at start-up), so both modes are stated
+    whichever one the suite runs in."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, GPUARR_POOL="1" if not cp._core._pool_caching() else "0",
+               GPUARR_REQUIRE_GPU="1")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        f"{os.path.abspath(__file__)}::test_course_memory_pool"],
+                       cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "1 passed" in r.stdout, r.stdout + r.stderr
 
 
 def test_course_differences_from_numpy():

@@ -18,6 +18,11 @@ pytestmark = pytest.mark.gpu
 
 MiB = 1 << 20
 
+# Tests of cached blocks need caching, which GPUARR_POOL=0 turns off (what
+# the statistics mean then: test_uncached_pool_statistics).
+needs_caching = pytest.mark.skipif(not _core._pool_caching(),
+                                   reason="GPUARR_POOL=0: the pool caches nothing")
+
 
 @pytest.fixture
 def pool():
@@ -35,6 +40,7 @@ def test_pool_objects_are_the_defaults():
     assert isinstance(gp.get_default_pinned_memory_pool(), gp.cuda.PinnedMemoryPool)
 
 
+@needs_caching
 @pytest.mark.parametrize("nbytes", [1, 512, 1000, 3 * MiB + 5, 7 * MiB])
 def test_deleted_arrays_return_their_block_to_the_pool(pool, nbytes):
     used, total = pool.used_bytes(), pool.total_bytes()
@@ -74,6 +80,7 @@ def test_empty_arrays_allocate_nothing(pool):
     assert all(a.size == 0 for a in arrays)
 
 
+@needs_caching
 def test_free_all_blocks_releases_many_cached_blocks(pool):
     total = pool.total_bytes()
     arrays = [gp.empty(k * 1024 + 1, dtype=np.uint8) for k in range(1, 9)]
@@ -85,6 +92,7 @@ def test_free_all_blocks_releases_many_cached_blocks(pool):
     assert pool.total_bytes() == total and pool.n_free_blocks() == 0
 
 
+@needs_caching
 def test_out_of_memory_error_names_the_sizes_and_the_pool_recovers(pool):
     base = pool.total_bytes()
     limit = base + 4 * MiB
@@ -126,6 +134,7 @@ def test_set_limit_by_fraction_of_device_memory(pool):
     assert pool.get_limit() == 0
 
 
+@needs_caching
 def test_pinned_pool_accounting(rng):
     pinned = gp.get_default_pinned_memory_pool()
     d = gp.asarray(rng.standard_normal(1_000_000))
@@ -191,3 +200,42 @@ def test_bad_memory_limit_in_the_environment_raises_value_error():
     out = run_python(LIMIT_PROBE, GPUARR_GPU_MEMORY_LIMIT="lots")
     assert out[0] == "ValueError"
     assert "GPUARR_GPU_MEMORY_LIMIT" in out[1] and "lots" in out[1]
+
+
+UNCACHED_PROBE = """
+import gpuarr as gp
+from gpuarr import _core
+pool = gp.get_default_memory_pool()
+gp.zeros(1)
+used, total = pool.used_bytes(), pool.total_bytes()
+print(_core._pool_caching(), _core._round_size(1000), used == total)
+a = gp.empty(1000, dtype='u1')
+print(pool.used_bytes() - used, pool.total_bytes() - total, pool.n_free_blocks())
+del a
+print(pool.used_bytes() - used, pool.total_bytes() - total, pool.n_free_blocks(),
+      pool.free_bytes())
+pool.free_all_blocks()
+print(pool.total_bytes() - total)
+pool.set_limit(size=total + 3000)
+b = gp.empty(2000, dtype='u1')
+try:
+    gp.empty(2000, dtype='u1')
+except gp.cuda.OutOfMemoryError:
+    print('OutOfMemoryError')
+del b
+c = gp.empty(2000, dtype='u1')
+print(pool.used_bytes() - used)
+"""
+
+
+def test_uncached_pool_statistics():
+    """GPUARR_POOL=0: nothing is cached and each block is exactly the bytes
+    asked for, so used_bytes == total_bytes == the live bytes, no free
+    blocks, and the limit counts live bytes."""
+    out = run_python(UNCACHED_PROBE, GPUARR_POOL="0")
+    assert out[0] == "False 1000 True"
+    assert out[1] == "1000 1000 0"
+    assert out[2] == "0 0 0 0"
+    assert out[3] == "0"
+    assert out[4] == "OutOfMemoryError"
+    assert out[5] == "2000"

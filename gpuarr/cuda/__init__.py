@@ -6,6 +6,8 @@ from .memory import (MemoryPointer, UnownedMemory, MemoryPool, PinnedMemoryPool,
                      get_default_memory_pool, get_default_pinned_memory_pool)
 from .device import Device
 from .._core import Stream, Event, get_current_stream, get_elapsed_time
+# Test hooks (fault injection): the n-th device allocation from now fails.
+from .._core import _fail_allocation, _faults_injected  # noqa: F401
 from . import runtime
 
 __all__ = ["CUDARuntimeError", "OutOfMemoryError", "NoDeviceError", "is_available",
