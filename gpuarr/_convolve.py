@@ -120,10 +120,8 @@ def correlate_parts(run, x, w, out, cval, conj_taps):
         if wi is not None:
             terms_re.append((xi, wi, cval.imag, 1 if conj_taps else -1))
     import gpuarr
-    for dest, terms in ((out.real, terms_re), (out.imag, terms_im)):
-        if not terms:
-            dest[...] = 0
-            continue
+    sums = []
+    for terms in (terms_re, terms_im):
         acc = None
         for xp, wp, cv, sign in terms:
             part = _core.empty(out.shape, dtype=rdt)
@@ -134,5 +132,8 @@ def correlate_parts(run, x, w, out, cval, conj_taps):
                 gpuarr.add(acc, part, out=acc)
             else:
                 gpuarr.subtract(acc, part, out=acc)
-        dest[...] = acc
+        sums.append(acc)
+    # out is written only now: running out of memory above leaves it as it was
+    for dest, acc in zip((out.real, out.imag), sums):
+        dest[...] = 0 if acc is None else acc
     return out

@@ -108,14 +108,22 @@ def _integer_var(name, a, axis, dtype, out, ddof, keepdims):
         x = _u["multiply"](x, _u["conjugate"](x)).real
     else:
         x = _u["multiply"](x, x, out=x)
-    r = sum(x, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    # out= is written once, at the end: the steps in between allocate, and
+    # one that fails for memory must leave out as it was
+    tmp = None if out is None else _core.empty(out.shape, dtype=out.dtype)
+    r = sum(x, axis=axis, dtype=dtype, out=tmp, keepdims=keepdims)
     dof = builtins.max(count - ddof, 0)
     if r.ndim == 0 and out is None:
         # NumPy divides a scalar and converts back to its type
         r = _u["true_divide"](r, dof).astype(r.dtype)
         return _u["sqrt"](r).astype(r.dtype) if name.endswith("std") else r
     r = _u["true_divide"](r, dof, out=r, casting="unsafe")
-    return _u["sqrt"](r, out=r) if name.endswith("std") else r
+    if name.endswith("std"):
+        r = _u["sqrt"](r, out=r)
+    if out is None:
+        return r
+    out[...] = r
+    return out
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):

@@ -40,8 +40,9 @@
  * the caller asks.  Empty reductions follow NumPy: sum 0, prod 1, all True,
  * any False, mean/var NaN with NumPy's RuntimeWarning, and min/max/ptp/
  * argmin/argmax raise ValueError.  An out= whose dtype differs from the
- * loop's, or that overlaps the input, receives the result through a
- * temporary.  NumPy's all-NaN rules (nanmin's warning, nanargmin's
+ * loop's, or that overlaps the input, or that a step after the kernel
+ * could leave half-done (a failed allocation), receives the result through
+ * a temporary.  NumPy's all-NaN rules (nanmin's warning, nanargmin's
  * ValueError, nanmean's and nanvar's warnings) need to know whether a slice
  * was all NaN: the Python helper reduce_nan_check reads that back, one
  * synchronisation, and for nanmean/nanvar only when a result is NaN.
@@ -743,10 +744,13 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
     const int mean_of_ints = bfn == F_MEAN && !mean_by_sum && !skip_nan &&
                              !is_inexact_code(in_code) && !is_complex_code(store);
 
-    /* the array the kernel writes (nanargmin/nanargmax check theirs before
-     * out= sees it) */
-    if (out != NULL && out->type == store && !overlaps(out, a) &&
-        !(skip_nan && f->kind == GA_RED_ARG)) {
+    /* the array the kernel writes: out= itself only when nothing after the
+     * kernel can fail for memory (the integer mean's division, initial=,
+     * the nan* functions' all-NaN check, which also must see nanargmin's
+     * result before out= does), so a failure leaves out= as it was */
+    const int checks_nan = skip_nan && f->kind != GA_RED_SUM && f->kind != GA_RED_PROD;
+    if (out != NULL && out->type == store && !overlaps(out, a) && !checks_nan &&
+        !mean_by_sum && initial == NULL) {
         res = out;
         Py_INCREF(res);
     } else {
@@ -812,7 +816,7 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
     }
     if (initial != NULL && apply_initial(fn, res, initial, 0) < 0)
         goto fail;
-    if (skip_nan && n_out > 0 && n_red > 0 && f->kind != GA_RED_SUM && f->kind != GA_RED_PROD) {
+    if (checks_nan && n_out > 0 && n_red > 0) {
         /* NumPy's all-NaN rules: a warning, or ValueError for nanarg*
          * (one synchronisation, to read whether a slice was all NaN) */
         PyObject *r = call_helper("reduce_nan_check", Py_BuildValue(

@@ -505,14 +505,20 @@ def _transform(fname, a, axes, lengths, kind, forward, norm, out=None, hermitian
             x, owned = gpuarr.conjugate(x), True
     if kind == "c2r" and not owned:
         x = _copy(x)
+    active = [ax for ax, n in zip(axes, lengths) if n > 1]
+    # The transform writes out= directly only where it writes its result
+    # once, after every allocation (one plan run, or a copy back from a
+    # contiguous temporary); a transform over several axes may take several
+    # runs, and one that then cannot get memory must leave out as it was.
+    once = kind == "c2r" or (len(active) <= 1 and (kind == "c2c" or lengths[-1] > 1
+                                                     or not active))
     y = None
-    if out is not None and out.dtype == ydt and not _overlap(out, x):
+    if out is not None and out.dtype == ydt and once and not _overlap(out, x):
         y = out
     if y is None:
         y = x if scratch and kind == "c2c" and list(x.shape) == shape else \
             _alloc_like(x, shape, ydt)
     if y.size:
-        active = [ax for ax, n in zip(axes, lengths) if n > 1]
         if kind == "c2c":
             if active:
                 _c2c(x, y, active, forward)

@@ -308,25 +308,29 @@ def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
 
 # ------------------------------------------------------------- separable ---
 
-def _passes(x, output, passes, run):
+def _passes(x, output, passes, run, given):
     """Run one 1-d pass per entry of `passes` (axis first), each reading
     the previous result and writing in the output dtype, the last into
     output; SciPy's intermediate results are stored in the output dtype too.
-    Two buffers alternate so no pass reads what it writes."""
+    Two buffers alternate so no pass reads what it writes: the output and a
+    temporary, or, when the output is the caller's (`given`), two
+    temporaries, so that only the last pass writes it and a pass that
+    fails (out of memory) leaves it as it was."""
     out = output
     if not passes:
         out[...] = x
         return out
-    tmp = None
+    tmps = [None, None]
     src = x
     for i, p in enumerate(passes):
-        last_to_out = (len(passes) - 1 - i) % 2 == 0
-        if last_to_out:
+        left = len(passes) - 1 - i          # passes after this one
+        if left == 0 or (not given and left % 2 == 0):
             dst = out
         else:
-            if tmp is None:
-                tmp = _core.empty(out.shape, dtype=out.dtype)
-            dst = tmp
+            k = left % 2
+            if tmps[k] is None:
+                tmps[k] = _core.empty(out.shape, dtype=out.dtype)
+            dst = tmps[k]
         run(src, dst, *p)
         src = dst
     return out
@@ -376,15 +380,26 @@ def _gaussian_pass(cval):
     return run
 
 
-def _real_or_parts(x, out, cval, run_real):
-    """Run a real separable filter, or one per part of a complex input."""
+def _given(output):
+    """Whether output= is the caller's device array (then it must stay as
+    it was if the filter fails part way)."""
+    return isinstance(output, _core.ndarray)
+
+
+def _real_or_parts(x, out, cval, run_real, given):
+    """Run a real separable filter, or one per part of a complex input
+    (into a temporary first when out is the caller's, so a failure in the
+    second part cannot leave the first part written)."""
     x = to_device(x)
     if x.dtype.kind != "c":
-        run_real(x, out, cval)
+        run_real(x, out, cval, given)
         return out
     cval = complex(cval)
-    run_real(x.real, out.real, cval.real)
-    run_real(x.imag, out.imag, cval.imag)
+    res = _core.empty(out.shape, dtype=out.dtype) if given else out
+    run_real(x.real, res.real, cval.real, False)
+    run_real(x.imag, res.imag, cval.imag, False)
+    if res is not out:
+        out[...] = res
     return out
 
 
@@ -405,10 +420,10 @@ def gaussian_filter1d(input, sigma, axis=-1, order=0, output=None, mode="reflect
     if x.size == 0:
         return out
 
-    def real(xp, op, cv):
-        _passes(xp, op, [(axis, sigma, order, m, lw)], _gaussian_pass(cv))
+    def real(xp, op, cv, given):
+        _passes(xp, op, [(axis, sigma, order, m, lw)], _gaussian_pass(cv), given)
 
-    return _real_or_parts(x, out, cval, real)
+    return _real_or_parts(x, out, cval, real, _given(output))
 
 
 def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0,
@@ -438,10 +453,10 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
     if x.size == 0:
         return out
 
-    def real(xp, op, cv):
-        _passes(xp, op, passes, _gaussian_pass(cv))
+    def real(xp, op, cv, given):
+        _passes(xp, op, passes, _gaussian_pass(cv), given)
 
-    return _real_or_parts(x, out, cval, real)
+    return _real_or_parts(x, out, cval, real, _given(output))
 
 
 def _uniform_pass(cval):
@@ -476,10 +491,10 @@ def uniform_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0
     if x.size == 0:
         return out
 
-    def real(xp, op, cv):
-        _passes(xp, op, [(axis, size, origin, m)], _uniform_pass(cv))
+    def real(xp, op, cv, given):
+        _passes(xp, op, [(axis, size, origin, m)], _uniform_pass(cv), given)
 
-    return _real_or_parts(x, out, cval, real)
+    return _real_or_parts(x, out, cval, real, _given(output))
 
 
 def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None):
@@ -498,10 +513,10 @@ def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=
     if x.size == 0:
         return out
 
-    def real(xp, op, cv):
-        _passes(xp, op, passes, _uniform_pass(cv))
+    def real(xp, op, cv, given):
+        _passes(xp, op, passes, _uniform_pass(cv), given)
 
-    return _real_or_parts(x, out, cval, real)
+    return _real_or_parts(x, out, cval, real, _given(output))
 
 
 # ------------------------------------------------------------- order stats -
@@ -556,7 +571,8 @@ def _min_or_max_1d(input, size, axis, output, mode, cval, origin, minimum):
     out = _output(output, x)
     if x.size == 0:
         return out
-    return _passes(to_device(x), out, [(axis, size, origin, m)], _rank_1d_pass(cval, minimum))
+    return _passes(to_device(x), out, [(axis, size, origin, m)], _rank_1d_pass(cval, minimum),
+                   _given(output))
 
 
 def minimum_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0, origin=0):
@@ -618,7 +634,7 @@ def _min_or_max(input, size, footprint, output, mode, cval, origin, axes, minimu
         out = _output(output, x)
         if x.size == 0:
             return out
-        return _passes(to_device(x), out, passes, _rank_1d_pass(cval, minimum))
+        return _passes(to_device(x), out, passes, _rank_1d_pass(cval, minimum), _given(output))
     if not isinstance(mode, str) and isinstance(mode, Iterable):
         raise SciPyValueError("A sequence of modes is not supported for non-separable "
                               "footprints")
