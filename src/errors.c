@@ -56,10 +56,12 @@ error_is_sticky(cudaError_t err)
     case cudaErrorInvalidPc:
     case cudaErrorAssert:
     case cudaErrorLaunchTimeout:
-    case cudaErrorTensorMemoryLeak:
-    case cudaErrorContained:
     case cudaErrorExternalDevice:
     case cudaErrorMpsClientTerminated:
+#if CUDART_VERSION >= 13000
+    case cudaErrorTensorMemoryLeak:
+    case cudaErrorContained:
+#endif
         return 1;
     default:
         return 0;
