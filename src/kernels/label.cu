@@ -75,15 +75,16 @@ struct GlobalForest {
     template <class I> __device__ __forceinline__ static I load(const I *p) { return __ldcg(p); }
     template <class I> __device__ __forceinline__ static void store(I *p, I v) { *p = v; }
 };
+// In shared memory every access of the union phase is an atomic
+// read-modify-write (loads as atomicOr(p, 0), stores as atomicExch), so the
+// threads of a tile never race and compute-sanitizer's racecheck has nothing
+// to report; relaxed atomic_ref loads and stores are still plain accesses to
+// racecheck.  On the lesson's sky the in-tile pass takes as long as it did
+// with volatile accesses (src/kernels/dev/label_bench.cu); the barrier
+// before the flattening orders everything that follows.
 struct SharedForest {
-    template <class I> __device__ __forceinline__ static I load(const I *p)
-    {
-        return *(const volatile I *)p;
-    }
-    template <class I> __device__ __forceinline__ static void store(I *p, I v)
-    {
-        *(volatile I *)p = v;
-    }
+    __device__ __forceinline__ static int load(const int *p) { return atomicOr((int *)p, 0); }
+    __device__ __forceinline__ static void store(int *p, int v) { atomicExch(p, v); }
 };
 
 template <class F, class I>
@@ -150,8 +151,9 @@ __device__ __forceinline__ void lt_origin(const Tiles &t, int64_t b, int64_t &z,
 // lie in the tile, and writes every element's tile root as a global index
 // (-1 for background).  Local indices grow with global ones inside a tile,
 // so the smallest local index is the smallest global one: the invariants of
-// the global forest hold from the start.
-template <class S, class I>
+// the global forest hold from the start.  F is the shared forest's access
+// policy (src/kernels/dev/label_bench.cu times and race-checks others).
+template <class S, class I, class F = SharedForest>
 __global__ void __launch_bounds__(LT_THREADS)
 k_label_local(const S *mask, I *L, Tiles t, Neighbours nb, unsigned int *ticket)
 {
@@ -183,7 +185,7 @@ k_label_local(const S *mask, I *L, Tiles t, Neighbours nb, unsigned int *ticket)
 #pragma unroll
     for (int k = 0; k < LT_ITEMS; ++k) {
         const int li = threadIdx.x + k * LT_THREADS;
-        if (s_L[li] < 0)
+        if (F::load(s_L + li) < 0)  // an atomic load: other threads' unions write s_L
             continue;
         const int ly = li >> t.tw_shift, lx = li & tw_mask;
         for (int j = 0; j < nb.count; ++j) {
@@ -193,8 +195,8 @@ k_label_local(const S *mask, I *L, Tiles t, Neighbours nb, unsigned int *ticket)
             if (qy < 0 || qx < 0 || qx > tw_mask)
                 continue;
             const int nj = (qy << t.tw_shift) + qx;
-            if (SharedForest::load(s_L + nj) >= 0)
-                lb_unite<SharedForest>(s_L, li, nj);
+            if (F::load(s_L + nj) >= 0)
+                lb_unite<F>(s_L, li, nj);
         }
     }
     __syncthreads();
