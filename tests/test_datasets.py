@@ -100,8 +100,7 @@ def fits_cards(raw):
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.int64, np.float32,
                                    np.float64])
-def test_fits_round_trip(tmp_path, dtype):
-    rng = np.random.default_rng(7)
+def test_fits_round_trip(tmp_path, dtype, rng):
     data = (rng.standard_normal((5, 7, 3)) * 50).astype(dtype)
     path = datasets.write_fits(tmp_path / "x.fits", data, {"BUNIT": "JY/BEAM", "BMAJ": 1.5,
                                                           "NITER": 3, "FLAG": False})
@@ -170,11 +169,10 @@ def test_astropy_reads_our_file(tmp_path):
         np.testing.assert_array_equal(hdu.data, datasets.synthetic_sky(256))
 
 
-def test_real_fits_file_from_astropy(tmp_path):
+def test_real_fits_file_from_astropy(tmp_path, rng):
     """A file astropy wrote, shaped like the GMRT image (Stokes and
     frequency axes of length 1, BSCALE/BZERO scaling), read by path."""
     fits = pytest.importorskip("astropy.io.fits")
-    rng = np.random.default_rng(3)
     image = rng.standard_normal((64, 48)).astype(np.float32)
     path = tmp_path / "gmrt_like.fits"
     fits.PrimaryHDU(image[None, None]).writeto(path)

@@ -464,8 +464,8 @@ def test_benchmark_host_overhead_per_repeat():
 
 
 @GPU
-def test_benchmark_fairer_comparison_and_host_only_functions():
-    host = np.random.default_rng(0).random(1 << 20, dtype=np.float32)
+def test_benchmark_fairer_comparison_and_host_only_functions(rng):
+    host = rng.random(1 << 20, dtype=np.float32)
 
     def gpu_round_trip(h):
         return gp.asnumpy(gp.sqrt(gp.asarray(h)))
@@ -534,8 +534,8 @@ def test_streams_and_events_of_another_device():
 
 
 @multi_gpu
-def test_peer_copies_both_ways_keep_values_and_layout():
-    host = np.random.default_rng(1).random((64, 48))
+def test_peer_copies_both_ways_keep_values_and_layout(rng):
+    host = rng.random((64, 48))
     a = gp.asarray(host)
     with Device(1):
         b = gp.asarray(a)                       # device 0 -> device 1
