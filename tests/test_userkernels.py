@@ -49,6 +49,10 @@ def test_generic_types(dtype, rng):
     if np.dtype(dtype).kind in "iu":
         x = (x % 50).astype(dtype)
         y = (y % 50).astype(dtype)
+    if dtype == np.float16:
+        # magnitudes ~10: at ~100, x * y passes float16's largest value
+        # (65504) in about one draw in eleven, and inf - inf compares as NaN
+        x, y = x / np.float16(10), y / np.float16(10)
     got = k(gp.asarray(x), gp.asarray(y))
     assert got.dtype == dtype
     with np.errstate(over="ignore"):
