@@ -162,8 +162,8 @@ def test_shards_of_several_calls_add_up(summary, tmp_path):
     assert list(tools["racecheck"]) == [(1, 1)]
     assert tools["racecheck"][(1, 1)]["processes"][0][0] == "sanitizer-301.log"   # the later run
     text = summary.markdown(tools)
-    assert "| memcheck | 2 of 2 | 4 |  | 512 B in 1 | 1 | 2 |" in text
-    assert "| racecheck | 1 of 1 |  | 1 (1, 0) |  | 0 | 0 |" in text
+    assert "| memcheck | 2 of 2 | 4 | 3 |  | 512 B in 1 | 1 | 2 |" in text
+    assert "| racecheck | 1 of 1 |  | 1 | 1 (1, 0) |  | 0 | 0 |" in text
     assert "| `k_scatter` | Invalid __global__ write of size N bytes | error | 2 |  |" in text
     assert "| `k_take` | Invalid __global__ read of size N bytes | error | 1 |  |" in text
     assert "| `k_flatten` | Potential WAW hazard detected | error | 1 |  |" in text

@@ -12,7 +12,7 @@
 #
 #   tools/sanitize.sh [--tool T[,T...]] [--shard K/N | --shard K1-K2/N] [--jobs J]
 #                     [--timeout S] [--budget S] [--print-limit N] [--leak-check full|no]
-#                     [--racecheck-report analysis|hazard|all] [--api-errors explicit|all|no]
+#                     [--racecheck-report analysis|hazard|all] [--api-errors no|explicit|all]
 #                     [--kernels FILTER] [--exclude-kernels FILTER] [--backtrace MODE]
 #                     [--no-build] [-- pytest args]
 #
@@ -27,6 +27,9 @@
 #               run; killed at S + 30 s if it still runs
 # --budget S    limit of the whole call (default 560 s): shards that would
 #               start with less than 120 s left are not started
+# --api-errors  compute-sanitizer's --report-api-errors (default no: the
+#               suite provokes CUDA errors on purpose, e.g. a bad device
+#               number, which would be counted; explicit lists them)
 # --kernels, --exclude-kernels   compute-sanitizer's --kernel-name and
 #               --kernel-name-exclude filters (e.g. kns=label, regex=k_.*)
 # The sanitizer's own options are passed only where `compute-sanitizer
@@ -38,7 +41,7 @@ OUT=${OUT:-/tmp/gpuarr-sanitize}
 mkdir -p "$OUT/sanitize"
 OUT=$(cd "$OUT" && pwd)          # the log files are named for processes in other folders
 tools=memcheck first=1 last=1 nshards=1 jobs=1 limit=540 budget=560 print_limit=100000
-leak=full race_report=analysis api_errors=explicit kernels="" exclude_kernels="" backtrace=device
+leak=full race_report=analysis api_errors=no kernels="" exclude_kernels="" backtrace=device
 build=1
 while [ $# -gt 0 ]; do
     case "$1" in

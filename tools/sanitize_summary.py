@@ -202,29 +202,34 @@ def markdown(tools, title=None):
                f"GPUARR_POOL=0; test seed GPUARR_TEST_SEED={first.get('seed', '?')}.  "
                "Made by tools/sanitize.sh and tools/sanitize_summary.py.")
     out.append("")
-    out.append("| tool | shards | errors | hazards (errors, warnings) | leaked | API errors | "
-               "cut short |")
-    out.append("|---|---|---|---|---|---|---|")
+    out.append("ERROR SUMMARY counts every report, leaks and CUDA API errors (with "
+               "`--api-errors explicit` or `all`) included; the kernel column counts the "
+               "reports made inside kernels.")
+    out.append("")
+    out.append("| tool | shards | ERROR SUMMARY | in kernels | hazards (errors, warnings) | "
+               "leaked | API errors | cut short |")
+    out.append("|---|---|---|---|---|---|---|---|")
     for tool in sorted(tools):
         shards = tools[tool]
         ns = sorted({n for _, n in shards})
         sums = collections.Counter()
-        cut = 0
-        api = 0
+        cut = kernel = api = 0
         for s in shards.values():
             for _, reports, summary, cut_short in s["processes"]:
                 sums.update(summary)
                 api += sum(1 for r in reports if r[0] == "API error")
+                kernel += sum(1 for r in reports if r[0] not in ("API error", "leak"))
                 cut += cut_short
             if s["meta"].get("timed_out") == "1":
                 cut += 1
         covered = ", ".join(f"{len([k for k, m in shards if m == n])} of {n}" for n in ns)
-        hazards = (f"{sums['hazards']} ({sums['errors']}, {sums['warnings']})"
-                   if tool == "racecheck" else "")
-        errors = "" if tool == "racecheck" else str(sums["errors"])
+        racecheck = tool == "racecheck"
+        hazards = f"{sums['hazards']} ({sums['errors']}, {sums['warnings']})" if racecheck else ""
+        errors = "" if racecheck else str(sums["errors"])
         leaked = (f"{sums['leaked_bytes']} B in {sums['leaked_allocations']}"
                   if tool == "memcheck" else "")
-        out.append(f"| {tool} | {covered} | {errors} | {hazards} | {leaked} | {api} | {cut} |")
+        out.append(f"| {tool} | {covered} | {errors} | {kernel} | {hazards} | {leaked} | {api} "
+                   f"| {cut} |")
     for tool in sorted(tools):
         shards = tools[tool]
         out.append("")
