@@ -16,6 +16,8 @@
 #                     [--kernels FILTER] [--exclude-kernels FILTER] [--backtrace MODE]
 #                     [--no-build] [-- pytest args]
 #
+# pytest args may name tests (tests/test_label.py, a node id, @file of node
+# ids): then only those are sharded and run, else the whole suite.
 # --tool        memcheck (default), racecheck, initcheck, synccheck or a list
 # --shard       which of N equal shards (GPUARR_TEST_SHARD: every N-th test,
 #               so each shard is a cross-section of the suite); a range runs
@@ -130,7 +132,7 @@ run_shard() {
     GPUARR_SANITIZER=$tool GPUARR_TEST_SHARD=$k/$nshards GPUARR_TEST_DEADLINE=$stop \
         timeout -k 10 $(( end - t0 + 30 )) compute-sanitizer "${OPTS[@]}" \
         --log-file "$dir/sanitizer-%p.log" \
-        python3 -m pytest -q -rfE -p no:cacheprovider --durations=15 "${@:3}" tests \
+        python3 -m pytest -q -rfE -p no:cacheprovider --durations=15 "${@:3}" ${suite[@]+"${suite[@]}"} \
         >"$dir/pytest.log" 2>&1
     rc=$?
     { echo "rc=$rc"; echo "seconds=$(( $(date +%s) - t0 ))"
@@ -138,6 +140,12 @@ run_shard() {
     echo "$tool shard $k/$nshards: rc=$rc, $(( $(date +%s) - t0 )) s: $(tail -1 "$dir/pytest.log")"
 }
 
+# The whole suite unless the pytest arguments name tests (tests/..., or @file
+# with node ids, one a line: pytest >= 8.2).
+suite=(tests)
+for arg in "$@"; do
+    case "$arg" in tests|tests/*|@*) suite=() ;; esac
+done
 for tool in ${tools//,/ }; do
     case "$tool" in
         memcheck|racecheck|initcheck|synccheck) ;;
