@@ -86,8 +86,8 @@ def assert_survivors_agree(got, x, got_mask, want_mask, lo, hi, dtype):
     want_mask is False, in order; or, where a value lies within the
     bounds' tolerance of a bound and was clipped differently (see
     assert_masks_agree), exactly the values gpuarr's own mask keeps."""
-    got, x = host(got), np.ravel(x)
-    want_mask, got_mask = np.ravel(want_mask), np.ravel(host(got_mask))
+    want_mask = np.ravel(np.broadcast_to(want_mask, np.shape(x)))   # nomask: a scalar False
+    got, got_mask, x = host(got), np.ravel(host(got_mask)), np.ravel(x)
     if np.array_equal(got, x[~want_mask]):
         return
     np.testing.assert_array_equal(got, x[~got_mask])
