@@ -132,7 +132,8 @@ run_shard() {
     GPUARR_SANITIZER=$tool GPUARR_TEST_SHARD=$k/$nshards GPUARR_TEST_DEADLINE=$stop \
         timeout -k 10 $(( end - t0 + 30 )) compute-sanitizer "${OPTS[@]}" \
         --log-file "$dir/sanitizer-%p.log" \
-        python3 -m pytest -q -rfE -p no:cacheprovider --durations=15 "${@:3}" ${suite[@]+"${suite[@]}"} \
+        python3 -m pytest -q -rfE -p no:cacheprovider --durations=15 \
+        --basetemp "${TMPDIR:-/tmp}/gpuarr-sanitize-$tool-$k" "${@:3}" ${suite[@]+"${suite[@]}"} \
         >"$dir/pytest.log" 2>&1
     rc=$?
     { echo "rc=$rc"; echo "seconds=$(( $(date +%s) - t0 ))"
