@@ -18,7 +18,8 @@
 #
 # pytest args may name tests (tests/test_label.py, a node id, @file of node
 # ids): then only those are sharded and run, else the whole suite.
-# --tool        memcheck (default), racecheck, initcheck, synccheck or a list
+# --tool        memcheck (default), racecheck, initcheck, synccheck, a list
+#               (memcheck,racecheck) or all
 # --shard       which of N equal shards (GPUARR_TEST_SHARD: every N-th test,
 #               so each shard is a cross-section of the suite); a range runs
 #               several, --jobs J of them at a time as separate processes on
@@ -147,6 +148,7 @@ suite=(tests)
 for arg in "$@"; do
     case "$arg" in tests|tests/*|@*) suite=() ;; esac
 done
+[ "$tools" = all ] && tools=memcheck,racecheck,initcheck,synccheck
 for tool in ${tools//,/ }; do
     case "$tool" in
         memcheck|racecheck|initcheck|synccheck) ;;
