@@ -27,9 +27,10 @@
 # --timeout S   limit of one shard (default 540 s): no test starts after
 #               S - 60 s (GPUARR_TEST_DEADLINE), so the sanitizer still
 #               prints its summary; the rest of the shard is reported as not
-#               run; killed at S + 30 s if it still runs
-# --budget S    limit of the whole call (default 560 s): shards that would
-#               start with less than 120 s left are not started
+#               run; killed at S + 20 s if it still runs
+# --budget S    limit of the whole call, build included (default 550 s):
+#               every shard ends by then as by its own limit, and shards
+#               that would start with less than 120 s left are not started
 # --api-errors  compute-sanitizer's --report-api-errors (default no: the
 #               suite provokes CUDA errors on purpose, e.g. a bad device
 #               number, which would be counted; explicit lists them)
@@ -43,7 +44,7 @@ set -uo pipefail
 OUT=${OUT:-/tmp/gpuarr-sanitize}
 mkdir -p "$OUT/sanitize"
 OUT=$(cd "$OUT" && pwd)          # the log files are named for processes in other folders
-tools=memcheck first=1 last=1 nshards=1 jobs=1 limit=540 budget=560 print_limit=100000
+tools=memcheck first=1 last=1 nshards=1 jobs=1 limit=540 budget=550 print_limit=100000
 leak=full race_report=analysis api_errors=no kernels="" exclude_kernels="" backtrace=device
 build=1
 while [ $# -gt 0 ]; do
@@ -131,7 +132,7 @@ run_shard() {
         echo "pytest_args=${*:3}"
     } >"$dir/meta.txt"
     GPUARR_SANITIZER=$tool GPUARR_TEST_SHARD=$k/$nshards GPUARR_TEST_DEADLINE=$stop \
-        timeout -k 10 $(( end - t0 + 30 )) compute-sanitizer "${OPTS[@]}" \
+        timeout -k 5 $(( end - t0 + 20 )) compute-sanitizer "${OPTS[@]}" \
         --log-file "$dir/sanitizer-%p.log" \
         python3 -m pytest -q -rfE -p no:cacheprovider --durations=15 \
         --basetemp "${TMPDIR:-/tmp}/gpuarr-sanitize-$tool-$k" "${@:3}" ${suite[@]+"${suite[@]}"} \
