@@ -8,7 +8,8 @@
  * array by NumPy itself (nested lists, scalars, buffer-protocol objects,
  * big-endian or strided arrays), then transferred.  Sequences that contain
  * device arrays (a list of 0-d results) are stacked on the device by the
- * Python helper "stack_sequence".
+ * Python helper "stack_sequence".  A device= argument (the array API's)
+ * makes that device current for the call, as `with device:` would.
  */
 #include "gpuarr.h"
 
@@ -169,6 +170,49 @@ fail:
 
 /* ---------------------------------------------------------------- Python */
 
+/* device=: None leaves the calling thread's current device; a
+ * gpuarr.cuda.Device or a device number makes that device current while the
+ * array is made, as `with device:` does, so the array, the stream and the
+ * kernels that fill it are that device's.  Returns the device to restore
+ * with device_exit (the current one), or -1 with an exception set. */
+static int
+device_enter(PyObject *device)
+{
+    int prev = ga_runtime_current_device();
+    if (device == NULL || device == Py_None)
+        return prev;
+    if (PyBool_Check(device) || !PyIndex_Check(device)) {
+        PyErr_Format(PyExc_TypeError, "device must be a gpuarr.cuda.Device (x.device, or one of "
+                     "__array_namespace_info__().devices()), a device number or None, not %.100s",
+                     Py_TYPE(device)->tp_name);
+        return -1;
+    }
+    Py_ssize_t dev = PyNumber_AsSsize_t(device, NULL);
+    if (dev == -1 && PyErr_Occurred())
+        return -1;
+    if (dev != prev) {
+        if (ga_runtime_use_device(dev < 0 || dev > INT_MAX ? INT_MAX : (int)dev) < 0)
+            return -1;
+        ga_runtime_set_current_device((int)dev);
+    }
+    return prev;
+}
+
+/* Makes `prev` (device_enter's answer) current again; passes `result`
+ * through, or releases it and returns NULL if that fails. */
+static PyObject *
+device_exit(int prev, PyObject *result)
+{
+    if (ga_runtime_current_device() == prev)
+        return result;
+    if (ga_runtime_use_device(prev) < 0) {
+        Py_XDECREF(result);
+        return NULL;
+    }
+    ga_runtime_set_current_device(prev);
+    return result;
+}
+
 static int
 parse_copy(PyObject *obj, int *copy)
 {
@@ -187,17 +231,13 @@ parse_copy(PyObject *obj, int *copy)
     return 0;
 }
 
-/* array(obj, dtype=None, copy=True, order='K', ndmin=0) */
+/* array() on the current device, its arguments parsed. */
 static PyObject *
-py_array(PyObject *self, PyObject *args, PyObject *kwds)
+array_on_current_device(PyObject *obj, PyObject *dtype, PyObject *copy_obj, PyObject *order_obj,
+                        int ndmin)
 {
-    static char *kwlist[] = {"obj", "dtype", "copy", "order", "ndmin", NULL};
-    PyObject *obj, *dtype = NULL, *copy_obj = NULL, *order_obj = NULL;
-    int ndmin = 0, copy;
+    int copy;
     char order;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOi", kwlist, &obj, &dtype, &copy_obj,
-                                     &order_obj, &ndmin))
-        return NULL;
     if (parse_copy(copy_obj, &copy) < 0 || ga_parse_order(order_obj, 'K', &order) < 0)
         return NULL;
     PyArray_Descr *descr = ga_dtype_converter_or(dtype, NULL, "dtype");
@@ -226,18 +266,63 @@ py_array(PyObject *self, PyObject *args, PyObject *kwds)
     return v;
 }
 
-/* Shared argument handling of empty/zeros/ones: (shape, dtype=float, order='C'). */
+/* array(obj, dtype=None, copy=True, order='K', ndmin=0, *, device=None) */
+static PyObject *
+py_array(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"obj", "dtype", "copy", "order", "ndmin", "device", NULL};
+    PyObject *obj, *dtype = NULL, *copy_obj = NULL, *order_obj = NULL, *device = NULL;
+    int ndmin = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOi$O", kwlist, &obj, &dtype, &copy_obj,
+                                     &order_obj, &ndmin, &device))
+        return NULL;
+    int prev = device_enter(device);
+    if (prev < 0)
+        return NULL;
+    return device_exit(prev, array_on_current_device(obj, dtype, copy_obj, order_obj, ndmin));
+}
+
+/* The array of empty/zeros/ones/full (what: 0, 1, 2, 3) on the current
+ * device; steals the reference to descr. */
 static ga_array *
+filled_on_current_device(int ndim, npy_intp *dims, PyArray_Descr *descr, char order, int memory,
+                         int what, PyObject *fill_value)
+{
+    ga_array *a = ga_array_empty_in(ndim, dims, descr, order == 'F', ga_runtime_current_device(),
+                                    memory);
+    if (a == NULL || what == 0)
+        return a;
+    int rc;
+    if (what == 1) {
+        ga_kscalar zero;
+        memset(&zero, 0, sizeof(zero));
+        rc = ga_fill_bytes(a, &zero);
+    } else if (what == 2) {
+        rc = ga_assign_scalar(a, Py_True);
+    } else {
+        /* a scalar, a device array or a host array-like, broadcast */
+        rc = ga_assign_value(a, fill_value);
+    }
+    if (rc < 0) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* Shared argument handling of empty/zeros/ones/full:
+ * (shape, dtype=float, order='C', *, device=None, memory='device'). */
+static PyObject *
 new_filled(PyObject *args, PyObject *kwds, int what, PyObject *fill_value)
 {
-    static char *kwlist[] = {"shape", "dtype", "order", "memory", NULL};
-    PyObject *shape_obj, *dtype = NULL, *order_obj = NULL;
+    static char *kwlist[] = {"shape", "dtype", "order", "device", "memory", NULL};
+    PyObject *shape_obj, *dtype = NULL, *order_obj = NULL, *device = NULL;
     const char *memory_name = NULL;
     npy_intp dims[NPY_MAXDIMS];
     char order;
     int memory = GA_MEM_DEVICE;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO$z", kwlist, &shape_obj, &dtype, &order_obj,
-                                     &memory_name))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO$Oz", kwlist, &shape_obj, &dtype, &order_obj,
+                                     &device, &memory_name))
         return NULL;
     if (memory_name != NULL && strcmp(memory_name, "device") != 0) {
         if (strcmp(memory_name, "managed") == 0) {
@@ -276,58 +361,46 @@ new_filled(PyObject *args, PyObject *kwds, int what, PyObject *fill_value)
             descr = PyArray_DescrFromType(NPY_FLOAT64);
         }
     }
-    ga_array *a = ga_array_empty_in(ndim, dims, descr, order == 'F', ga_runtime_current_device(),
-                                    memory);
-    if (a == NULL || what == 0)
-        return a;
-    int rc;
-    if (what == 1) {
-        ga_kscalar zero;
-        memset(&zero, 0, sizeof(zero));
-        rc = ga_fill_bytes(a, &zero);
-    } else if (what == 2) {
-        rc = ga_assign_scalar(a, Py_True);
-    } else {
-        /* a scalar, a device array or a host array-like, broadcast */
-        rc = ga_assign_value(a, fill_value);
-    }
-    if (rc < 0) {
-        Py_DECREF(a);
+    int prev = device_enter(device);
+    if (prev < 0) {
+        Py_DECREF(descr);
         return NULL;
     }
-    return a;
+    return device_exit(prev, (PyObject *)filled_on_current_device(ndim, dims, descr, order, memory,
+                                                                  what, fill_value));
 }
 
 static PyObject *
 py_empty(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return (PyObject *)new_filled(args, kwds, 0, NULL);
+    return new_filled(args, kwds, 0, NULL);
 }
 
 static PyObject *
 py_zeros(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return (PyObject *)new_filled(args, kwds, 1, NULL);
+    return new_filled(args, kwds, 1, NULL);
 }
 
 static PyObject *
 py_ones(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return (PyObject *)new_filled(args, kwds, 2, NULL);
+    return new_filled(args, kwds, 2, NULL);
 }
 
-/* full(shape, fill_value, dtype=None, order='C') */
+/* full(shape, fill_value, dtype=None, order='C', *, device=None, memory='device') */
 static PyObject *
 py_full(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"shape", "fill_value", "dtype", "order", "memory", NULL};
-    PyObject *shape_obj, *fill, *dtype = Py_None, *order = Py_None, *memory = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OO$O", kwlist, &shape_obj, &fill, &dtype,
-                                     &order, &memory))
+    static char *kwlist[] = {"shape", "fill_value", "dtype", "order", "device", "memory", NULL};
+    PyObject *shape_obj, *fill, *dtype = Py_None, *order = Py_None, *device = Py_None;
+    PyObject *memory = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OO$OO", kwlist, &shape_obj, &fill, &dtype,
+                                     &order, &device, &memory))
         return NULL;
     PyObject *a2 = Py_BuildValue("(OOO)", shape_obj, dtype, order);
-    PyObject *k2 = a2 ? Py_BuildValue("{s:O}", "memory", memory) : NULL;
-    PyObject *r = k2 ? (PyObject *)new_filled(a2, k2, 3, fill) : NULL;
+    PyObject *k2 = a2 ? Py_BuildValue("{s:O,s:O}", "device", device, "memory", memory) : NULL;
+    PyObject *r = k2 ? new_filled(a2, k2, 3, fill) : NULL;
     Py_XDECREF(a2);
     Py_XDECREF(k2);
     return r;
@@ -386,23 +459,25 @@ fail:
 
 static PyMethodDef ctors_functions[] = {
     {"array", (PyCFunction)(void (*)(void))py_array, METH_VARARGS | METH_KEYWORDS,
-     "array($module, /, obj, dtype=None, copy=True, order='K', ndmin=0)\n--\n\n"
-     "A device array from a NumPy array, nested sequence, scalar, buffer or another device array."},
+     "array($module, /, obj, dtype=None, copy=True, order='K', ndmin=0, *, device=None)\n--\n\n"
+     "A device array from a NumPy array, nested sequence, scalar, buffer or another device array, "
+     "on `device` (None: the current device)."},
     {"empty", (PyCFunction)(void (*)(void))py_empty, METH_VARARGS | METH_KEYWORDS,
-     "empty($module, /, shape, dtype=None, order='C', *, memory='device')\n--\n\n"
-     "dtype=None is float64.  memory='managed' or 'pinned' gives host-addressable memory (outside "
-     "the pool) that also exports the buffer protocol."},
+     "empty($module, /, shape, dtype=None, order='C', *, device=None, memory='device')\n--\n\n"
+     "dtype=None is float64; device=None is the current device.  memory='managed' or 'pinned' "
+     "gives host-addressable memory (outside the pool) that also exports the buffer protocol."},
     {"zeros", (PyCFunction)(void (*)(void))py_zeros, METH_VARARGS | METH_KEYWORDS,
-     "zeros($module, /, shape, dtype=None, order='C', *, memory='device')\n--\n\n"
-     "dtype=None is float64.  memory='managed' or 'pinned' gives host-addressable memory (outside "
-     "the pool) that also exports the buffer protocol."},
+     "zeros($module, /, shape, dtype=None, order='C', *, device=None, memory='device')\n--\n\n"
+     "dtype=None is float64; device=None is the current device.  memory='managed' or 'pinned' "
+     "gives host-addressable memory (outside the pool) that also exports the buffer protocol."},
     {"ones", (PyCFunction)(void (*)(void))py_ones, METH_VARARGS | METH_KEYWORDS,
-     "ones($module, /, shape, dtype=None, order='C', *, memory='device')\n--\n\n"
-     "dtype=None is float64.  memory='managed' or 'pinned' gives host-addressable memory (outside "
-     "the pool) that also exports the buffer protocol."},
+     "ones($module, /, shape, dtype=None, order='C', *, device=None, memory='device')\n--\n\n"
+     "dtype=None is float64; device=None is the current device.  memory='managed' or 'pinned' "
+     "gives host-addressable memory (outside the pool) that also exports the buffer protocol."},
     {"full", (PyCFunction)(void (*)(void))py_full, METH_VARARGS | METH_KEYWORDS,
-     "full($module, /, shape, fill_value, dtype=None, order='C', *, memory='device')\n--\n\n"
-     "dtype=None is the fill value's NumPy dtype."},
+     "full($module, /, shape, fill_value, dtype=None, order='C', *, device=None, "
+     "memory='device')\n--\n\n"
+     "dtype=None is the fill value's NumPy dtype; device=None is the current device."},
     {"_sequence", py_sequence, METH_VARARGS, "Sequence kernel (arange/linspace)."},
     {NULL, NULL, 0, NULL},
 };

@@ -1,6 +1,6 @@
 /*
  * getset.c -- ndarray attributes: shape, strides, dtype, flags, device,
- * data, T, real, imag and the rest.  Each is computed from the struct; none
+ * data, T, mT, real, imag and the rest.  Each is computed from the struct; none
  * touches the device.
  */
 #include "gpuarr.h"
@@ -73,6 +73,28 @@ array_T_get(ga_array *a, void *c)
                                      a->device, a->flags & GA_WRITEABLE);
 }
 
+/* mT: the last two axes swapped (the array API's matrix transpose). */
+static PyObject *
+array_mT_get(ga_array *a, void *c)
+{
+    if (a->ndim < 2) {
+        PyErr_SetString(PyExc_ValueError, "matrix transpose with ndim < 2 is undefined");
+        return NULL;
+    }
+    npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS];
+    for (int i = 0; i < a->ndim; ++i) {
+        shape[i] = a->shape[i];
+        strides[i] = a->strides[i];
+    }
+    shape[a->ndim - 2] = a->shape[a->ndim - 1];
+    shape[a->ndim - 1] = a->shape[a->ndim - 2];
+    strides[a->ndim - 2] = a->strides[a->ndim - 1];
+    strides[a->ndim - 1] = a->strides[a->ndim - 2];
+    Py_INCREF(a->descr);
+    return (PyObject *)ga_array_view((PyObject *)a, a->data, a->ndim, shape, strides, a->descr,
+                                     a->device, a->flags & GA_WRITEABLE);
+}
+
 /* real/imag of a complex array are strided float views; of a real array,
  * real is the array itself and imag a new zero array (read-only view of
  * nothing would surprise NumPy users). */
@@ -123,6 +145,7 @@ PyGetSetDef ga_array_getset[] = {
     {"device", (getter)array_device_get, NULL, "The gpuarr.cuda.Device holding the data.", NULL},
     {"data", (getter)array_data_get, NULL, "A MemoryPointer; .ptr is the device address.", NULL},
     {"T", (getter)array_T_get, NULL, "The transposed view.", NULL},
+    {"mT", (getter)array_mT_get, NULL, "The view with the last two axes swapped.", NULL},
     {"real", (getter)array_real_get, NULL, "Real part (a view for complex arrays).", NULL},
     {"imag", (getter)array_imag_get, NULL, "Imaginary part (a view for complex arrays).", NULL},
     {"__cuda_array_interface__", (getter)ga_array_cai_get, NULL,

@@ -719,6 +719,20 @@ array_deepcopy(ga_array *self, PyObject *memo)
     return (PyObject *)ga_array_copy_as(self, NULL, 0);
 }
 
+/* The array API's __array_namespace__ and to_device: Python helpers
+ * (gpuarr/_array_api.py). */
+static PyObject *
+array_array_namespace(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    return ga_forward_method("ndarray.__array_namespace__", self, args, kwds);
+}
+
+static PyObject *
+array_to_device(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    return ga_forward_method("ndarray.to_device", self, args, kwds);
+}
+
 PyMethodDef ga_array_methods[] = {
     {"get", (PyCFunction)(void (*)(void))array_get, METH_VARARGS | METH_KEYWORDS,
      "get($self, /, out=None, stream=None, blocking=True)\n--\n\n"
@@ -793,6 +807,13 @@ PyMethodDef ga_array_methods[] = {
     {"__dlpack_device__", (PyCFunction)ga_array_dlpack_device, METH_NOARGS,
      "__dlpack_device__($self, /)\n--\n\n"
      "(kDLCUDA, device id)."},
+    {"__array_namespace__", (PyCFunction)(void (*)(void))array_array_namespace,
+     METH_VARARGS | METH_KEYWORDS,
+     "__array_namespace__($self, /, *, api_version=None)\n--\n\n"
+     "The array API namespace: the gpuarr module (standard 2024.12)."},
+    {"to_device", (PyCFunction)(void (*)(void))array_to_device, METH_VARARGS | METH_KEYWORDS,
+     "to_device($self, device, /, *, stream=None)\n--\n\n"
+     "The array on `device` (a gpuarr.cuda.Device): itself if it is there, else a copy."},
     {"__array_function__", (PyCFunction)(void (*)(void))ga_array_array_function,
      METH_VARARGS | METH_KEYWORDS,
      "__array_function__($self, func, types, args, kwargs, /)\n--\n\n"

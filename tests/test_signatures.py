@@ -65,7 +65,7 @@ def test_constructor_signature(cls):
 
 def test_signatures_read_as_expected():
     assert str(inspect.signature(gp.ones)) == \
-        "(shape, dtype=None, order='C', *, memory='device')"
+        "(shape, dtype=None, order='C', *, device=None, memory='device')"
     assert str(inspect.signature(gp.ndarray.get)) == \
         "(self, /, out=None, stream=None, blocking=True)"
     assert str(inspect.signature(gp.cuda.Stream)) == \
