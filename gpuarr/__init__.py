@@ -12,31 +12,36 @@ gpuarr.cuda.NoDeviceError naming the cause.
 import numpy as _numpy
 
 from . import _core
-from ._core import ndarray, is_available, array, empty, zeros, ones, full, from_dlpack
+from ._core import ndarray, is_available, array, empty, zeros, ones, full
 from ._array import Flags as _Flags
 from . import cuda
 from .cuda import (get_default_memory_pool, get_default_pinned_memory_pool,
                    MemoryPointer as _MemoryPointer, Device as _Device)
 from ._creation import (asarray, asanyarray, ascontiguousarray, asfortranarray, asnumpy,
                         empty_like, zeros_like, ones_like, full_like, arange, linspace, eye,
-                        identity, meshgrid)
-from ._manipulation import (reshape, ravel, transpose, swapaxes, moveaxis, squeeze,
-                            expand_dims, diagonal, copy, broadcast_to, flip, fliplr, flipud,
-                            atleast_1d, atleast_2d, concatenate, stack, hstack, vstack,
-                            _stack_sequence)
+                        identity, meshgrid, tri, tril, triu)
+from ._manipulation import (reshape, ravel, transpose, permute_dims, matrix_transpose, swapaxes,
+                            moveaxis, squeeze, expand_dims, diagonal, copy, broadcast_to,
+                            broadcast_arrays, broadcast_shapes, flip, fliplr, flipud, roll,
+                            tile, repeat, atleast_1d, atleast_2d, concatenate, concat, stack,
+                            unstack, hstack, vstack, _stack_sequence)
 from ._ufuncs import *  # noqa: F401,F403  (every ufunc and elementwise helper)
 from ._ufuncs import abs, round, divmod, pow  # noqa: A004  (not in * for linters)
 from ._reductions import (sum, prod, mean, var, std, min, max, amin, amax, ptp,  # noqa: A004
                           argmin, argmax, all, any, count_nonzero, nansum, nanprod, nanmean,
                           nanvar, nanstd, nanmin, nanmax, nanargmin, nanargmax, average, cumsum,
-                          cumprod, diff)
-from ._sorting import (sort, argsort, partition, argpartition, unique, median, nanmedian,
-                       percentile, nanpercentile, quantile, nanquantile, nonzero, flatnonzero,
-                       argwhere, compress, extract, take, put, searchsorted, digitize, bincount,
-                       histogram)
+                          cumprod, cumulative_sum, cumulative_prod, diff)
+from ._sorting import (sort, argsort, partition, argpartition, unique, unique_all, unique_counts,
+                       unique_inverse, unique_values, median, nanmedian, percentile,
+                       nanpercentile, quantile, nanquantile, nonzero, flatnonzero, argwhere,
+                       compress, extract, take, take_along_axis, put, searchsorted, digitize,
+                       bincount, histogram)
 from ._convolve import convolve, correlate
 ufunc = type(_core.ufuncs["add"])
-from ._interop import get_array_module  # noqa: E402
+from ._interop import get_array_module, from_dlpack  # noqa: E402
+# The array API standard: the namespace is this module (x.__array_namespace__()).
+from ._array_api import (__array_api_version__, __array_namespace_info__, astype,  # noqa: E402
+                         can_cast, finfo, iinfo, isdtype, result_type)
 
 # NumPy's dtype machinery and scalar types, re-exported.
 from numpy import (dtype, bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
@@ -44,7 +49,7 @@ from numpy import (dtype, bool_, int8, int16, int32, int64, uint8, uint16, uint3
                    intc, int_, longlong, ubyte, ushort, uintc, uint, ulonglong, half, single,
                    double, csingle, cdouble, number, integer, signedinteger, unsignedinteger,
                    floating, complexfloating, generic, newaxis, pi, e, inf, nan,
-                   result_type, can_cast, promote_types, finfo, iinfo, issubdtype)
+                   promote_types, issubdtype)
 bool = _numpy.bool  # noqa: A001  (NumPy 2 spelling)
 
 _core._register_helper("Flags", _Flags)

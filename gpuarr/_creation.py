@@ -1,6 +1,12 @@
 """Array creation beyond the C core's empty/zeros/ones/full/array:
 asarray and friends, *_like, arange, linspace, eye, identity, meshgrid,
-and moving data back with asnumpy."""
+tri, tril, triu, and moving data back with asnumpy.
+
+device= (the array API's): None is the calling thread's current device, a
+gpuarr.cuda.Device or a device number makes that one current for the call
+(the C constructors take it too).  *_like functions use the current device
+too, not their prototype's."""
+import contextlib
 import math
 import operator
 
@@ -8,13 +14,20 @@ import numpy
 
 from . import _core
 from ._core import ndarray, array, empty, zeros, ones, full
+from .cuda import Device
 
 
-def asarray(a, dtype=None, order=None, *, copy=None):
+def _on(device):
+    """The `with` block of a device= argument: that device made current
+    (nothing for None)."""
+    return contextlib.nullcontext() if device is None else Device(operator.index(device))
+
+
+def asarray(a, dtype=None, order=None, *, device=None, copy=None):
     """A device array from ``a``: device arrays pass through unless a dtype,
     layout or device change needs a copy; NumPy arrays (any strides or byte
     order), nested sequences, scalars and buffers are copied to the device."""
-    return array(a, dtype=dtype, copy=copy, order=order or "K")
+    return array(a, dtype=dtype, copy=copy, order=order or "K", device=device)
 
 
 def asanyarray(a, dtype=None, order=None):
@@ -53,21 +66,21 @@ def _like(a, dtype, order, shape):
     return shape, dtype, order
 
 
-def empty_like(prototype, dtype=None, order="K", subok=None, shape=None):
-    return empty(*_like(prototype, dtype, order, shape))
+def empty_like(prototype, dtype=None, order="K", subok=None, shape=None, *, device=None):
+    return empty(*_like(prototype, dtype, order, shape), device=device)
 
 
-def zeros_like(a, dtype=None, order="K", subok=None, shape=None):
-    return zeros(*_like(a, dtype, order, shape))
+def zeros_like(a, dtype=None, order="K", subok=None, shape=None, *, device=None):
+    return zeros(*_like(a, dtype, order, shape), device=device)
 
 
-def ones_like(a, dtype=None, order="K", subok=None, shape=None):
-    return ones(*_like(a, dtype, order, shape))
+def ones_like(a, dtype=None, order="K", subok=None, shape=None, *, device=None):
+    return ones(*_like(a, dtype, order, shape), device=device)
 
 
-def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None):
+def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None, *, device=None):
     shape, dtype, order = _like(a, dtype, order, shape)
-    return full(shape, fill_value, dtype, order)
+    return full(shape, fill_value, dtype, order, device=device)
 
 
 def _scalar(value, name):
@@ -85,9 +98,14 @@ def _scalar(value, name):
     return value
 
 
-def arange(start, stop=None, step=None, dtype=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None):
     """Evenly spaced values in [start, stop), NumPy's rules for the length,
     the default dtype and the values (computed on the device)."""
+    with _on(device):
+        return _arange(start, stop, step, dtype)
+
+
+def _arange(start, stop, step, dtype):
     if stop is None:
         start, stop = 0, start
     if step is None:
@@ -124,9 +142,15 @@ def arange(start, stop=None, step=None, dtype=None):
     return _core._sequence(length, dtype, 0, complex(first), complex(delta), None)
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
     """``num`` evenly spaced values from start to stop, as numpy.linspace
     (integer dtypes are floored, as NumPy 2 does)."""
+    with _on(device):
+        return _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+
+
+def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -152,7 +176,13 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return out
 
 
-def eye(N, M=None, k=0, dtype=float, order="C"):
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None):
+    """Ones on the k-th diagonal of an N x M matrix, zeros elsewhere."""
+    with _on(device):
+        return _eye(N, M, k, dtype, order)
+
+
+def _eye(N, M, k, dtype, order):
     if M is None:
         M = N
     m = zeros((N, M), dtype=dtype)
@@ -188,3 +218,42 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if copy:
         out = [o.copy() for o in out]
     return tuple(out)
+
+
+def tri(N, M=None, k=0, dtype=float, *, device=None):
+    """An N x M array with ones at and below the k-th diagonal (j <= i + k),
+    zeros elsewhere."""
+    with _on(device):
+        if M is None:
+            M = N
+        rows = arange(N).reshape(N, 1)
+        mask = _core.ufuncs["greater_equal"](rows + k, arange(M))
+        return mask if numpy.dtype(dtype) == numpy.bool_ else mask.astype(dtype)
+
+
+def _triangle(m, k, lower):
+    if not isinstance(m, ndarray):
+        if isinstance(m, numpy.ndarray):
+            raise TypeError("m is a numpy.ndarray, which lives in host memory: move it to the "
+                            "device with gpuarr.asarray() first")
+        m = asarray(m)
+    if m.ndim == 0:
+        raise ValueError("tril and triu need an array of at least one dimension (got a 0-d "
+                         "array)")
+    with _on(m.device):
+        mask = tri(*m.shape[-2:], k=k if lower else k - 1, dtype=bool)
+        if not lower:
+            mask = _core.ufuncs["logical_not"](mask)
+        return _core.where(mask, m, zeros((), m.dtype))
+
+
+def tril(m, k=0):
+    """m with the elements above the k-th diagonal zeroed (over the last two
+    axes; a 1-d m is taken as each row of a square matrix, as NumPy does)."""
+    return _triangle(m, k, True)
+
+
+def triu(m, k=0):
+    """m with the elements below the k-th diagonal zeroed (over the last two
+    axes)."""
+    return _triangle(m, k, False)

@@ -1,4 +1,6 @@
-"""NumPy's dispatch protocols for device arrays, and get_array_module.
+"""NumPy's dispatch protocols for device arrays, get_array_module, and
+from_dlpack (the C core's DLPack import with the array API's device= and
+copy=).
 
 Calling NumPy on a device array runs gpuarr on the device:
 ``np.sin(dev)`` goes through ``__array_ufunc__``, ``np.mean(dev)`` through
@@ -76,6 +78,17 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
             raise TypeError(f"gpuarr does not implement numpy.{name}.{method} for device "
                             f"arrays ({exc})") from None
     raise TypeError(f"gpuarr does not implement numpy.{name}.{method} for device arrays")
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """A device array over the CUDA memory of a DLPack producer (CuPy,
+    PyTorch, JAX, another gpuarr array), without a copy; copy=True copies
+    it, and a `device` other than the data's copies it there (copy=False:
+    ValueError instead)."""
+    view = _core.from_dlpack(x)
+    if device is None and not copy:
+        return view
+    return _core.array(view, copy=copy, device=view.device if device is None else device)
 
 
 def get_array_module(*args):

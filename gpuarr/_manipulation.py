@@ -1,12 +1,17 @@
-"""Shape and joining functions (NumPy's names), built on the views and
-copies of the C core."""
+"""Shape and joining functions (NumPy's names, and the array API's beside
+them: concat, permute_dims, matrix_transpose, unstack), built on the views
+and copies of the C core; roll, tile and repeat as copies into one new
+array (repeat with array repeats through a scan and a gather)."""
+import itertools
 import operator
 
 import numpy
+from numpy import broadcast_shapes
 from numpy.exceptions import AxisError
 
+from . import _core
 from ._core import ndarray, empty
-from ._creation import asarray
+from ._creation import asarray, arange
 
 
 def _device(a, name="a"):
@@ -27,10 +32,19 @@ def _axis(axis, ndim):
     return axis % ndim
 
 
-def reshape(a, shape, order="C", *, newshape=None):
+def reshape(a, shape, order="C", *, newshape=None, copy=None):
+    """a's elements in `shape`: a view when the layout allows, else a copy
+    (copy=True: always a copy; copy=False: a view or ValueError)."""
     if newshape is not None:
         shape = newshape
-    return _device(a).reshape(shape, order=order)
+    a = _device(a)
+    r = a.reshape(shape, order=order)
+    copied = r.flags.owndata and r is not a
+    if copy and not copied:
+        return r.copy()
+    if copy is False and copied:
+        raise ValueError("Unable to avoid creating a copy while reshaping.")
+    return r
 
 
 def ravel(a, order="C"):
@@ -39,6 +53,17 @@ def ravel(a, order="C"):
 
 def transpose(a, axes=None):
     return _device(a).transpose(axes)
+
+
+permute_dims = transpose
+
+
+def matrix_transpose(x, /):
+    """The last two axes swapped (a view; x.mT)."""
+    x = _device(x, "x")
+    if x.ndim < 2:
+        raise ValueError(f"Input array must be at least 2-dimensional, but it is {x.ndim}")
+    return x.mT
 
 
 def swapaxes(a, axis1, axis2):
@@ -182,6 +207,9 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     return out
 
 
+concat = concatenate
+
+
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     arrays = [_device(a, "arrays") for a in arrays]
     if not arrays:
@@ -206,6 +234,123 @@ def vstack(tup, *, dtype=None, casting="same_kind"):
     if not isinstance(arrs, tuple):
         arrs = (arrs,)
     return concatenate(arrs, 0, dtype=dtype, casting=casting)
+
+
+def unstack(x, /, *, axis=0):
+    """A tuple of views, x split along `axis` into its slices."""
+    x = _device(x, "x")
+    if x.ndim == 0:
+        raise ValueError("Input array must be at least 1-d.")
+    return tuple(moveaxis(x, axis, 0))
+
+
+def broadcast_arrays(*args, subok=False):
+    """The arrays broadcast against each other: a tuple of read-only views
+    (the arrays themselves when their shapes already agree)."""
+    args = [_device(a, "args") for a in args]
+    shape = broadcast_shapes(*(a.shape for a in args))
+    return tuple(a if a.shape == shape else a._broadcast_to(shape) for a in args)
+
+
+def roll(a, shift, axis=None):
+    """Elements shifted along axes, those leaving one end coming back at
+    the other (NumPy's roll: at most two copies per rolled axis into one
+    new array)."""
+    a = _device(a)
+    if axis is None:
+        return roll(a.reshape(-1), shift, 0).reshape(a.shape)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    axes = [_axis(ax, a.ndim) for ax in axes]
+    shifts = [operator.index(sh) for sh in shifts]
+    broadcast = numpy.broadcast(axes, shifts)
+    if broadcast.ndim > 1:
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    offsets = [0] * a.ndim
+    for ax, sh in broadcast:
+        offsets[ax] += sh
+    rolls = [((slice(None), slice(None)),)] * a.ndim
+    for ax, off in enumerate(offsets):
+        off %= a.shape[ax] or 1
+        if off:
+            rolls[ax] = ((slice(None, -off), slice(off, None)),
+                         (slice(-off, None), slice(None, off)))
+    result = empty(a.shape, a.dtype)
+    for pieces in itertools.product(*rolls):
+        src, dst = zip(*pieces)
+        result[dst] = a[src]
+    return result
+
+
+def tile(A, reps):  # noqa: N803  (NumPy's name)
+    """A repeated `reps` times along each axis (NumPy's tile): a broadcast
+    view of A copied once into the result."""
+    A = _device(A, "A")
+    reps = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
+    reps = tuple(operator.index(r) for r in reps)
+    if any(r < 0 for r in reps):
+        raise ValueError("negative dimensions are not allowed")
+    ndim = max(len(reps), A.ndim)
+    reps = (1,) * (ndim - len(reps)) + reps
+    shape = (1,) * (ndim - A.ndim) + A.shape
+    out = empty(tuple(s * r for s, r in zip(shape, reps)), A.dtype)
+    # out seen as (r0, s0, r1, s1, ...) takes A seen as (1, s0, 1, s1, ...)
+    pairs = tuple(itertools.chain.from_iterable(zip(reps, shape)))
+    ones = tuple(itertools.chain.from_iterable((1, s) for s in shape))
+    out.reshape(pairs)[...] = A.reshape(ones)
+    return out
+
+
+def repeat(a, repeats, axis=None):
+    """Each element of `a` (flattened when axis is None) repeated along
+    `axis`: `repeats` times, or repeats[i] times for element i.  Scalar
+    repeats: a broadcast view copied once into the result.  Array repeats:
+    the result's length is their sum (read once when they are a device
+    array, with their minimum, as negative counts raise), and each result
+    element finds its source by a search in their running sum, then one
+    gather."""
+    a = _device(a)
+    if axis is None:
+        a = a.reshape(-1)
+        axis = 0
+    axis = _axis(axis, a.ndim)
+    n = a.shape[axis]
+    before, after = a.shape[:axis], a.shape[axis + 1:]
+    if isinstance(repeats, ndarray):
+        if not numpy.can_cast(repeats.dtype, numpy.intp, "safe"):
+            raise TypeError(f"Cannot cast array data from {repeats.dtype!r} to "
+                            f"{numpy.dtype(numpy.intp)!r} according to the rule 'safe'")
+        counts = repeats.astype(numpy.intp, copy=False).reshape(-1)
+    elif isinstance(repeats, numpy.ndarray):
+        raise TypeError("repeats is a numpy.ndarray, which lives in host memory: move it to "
+                        "the device with gpuarr.asarray() first")
+    else:
+        counts = numpy.asarray(repeats).astype(numpy.intp)
+        if counts.ndim == 0:
+            r = int(counts)
+            if r < 0:
+                raise ValueError("repeats may not contain negative values.")
+            out = empty(before + (n * r,) + after, a.dtype)
+            out.reshape(before + (n, r) + after)[...] = a.reshape(before + (n, 1) + after)
+            return out
+        counts = counts.reshape(-1)
+    if counts.shape[0] not in (1, n):
+        raise ValueError(f"operands could not be broadcast together with shape ({n},) "
+                         f"({counts.shape[0]},)")
+    if n == 0:
+        return empty(before + (0,) + after, a.dtype)
+    if isinstance(counts, ndarray):
+        total, low = (int(v) for v in _core.array([counts.sum(), counts.min()]).get())
+    else:
+        total, low = int(counts.sum()), int(counts.min())
+        counts = asarray(counts)
+    if low < 0:
+        raise ValueError("repeats may not contain negative values.")
+    if counts.shape[0] != n:
+        total *= n
+        counts = counts._broadcast_to((n,))
+    source = counts.cumsum().searchsorted(arange(total), "right")
+    return a.take(source, axis=axis, mode="clip")
 
 
 def _stack_sequence(seq, dtype):

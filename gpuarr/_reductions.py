@@ -1,7 +1,8 @@
 """Reductions: sum, prod, mean, var, std, min/amin, max/amax, ptp, argmin,
 argmax, all, any and count_nonzero, their nan* forms (nansum, nanprod,
 nanmean, nanvar, nanstd, nanmin, nanmax, nanargmin, nanargmax), average,
-cumsum, cumprod and diff, with NumPy's signatures and dtypes.
+cumsum, cumprod (and the array API's cumulative_sum, cumulative_prod) and
+diff, with NumPy's signatures and dtypes.
 
 The reductions are the C core's (gpuarr._core, reduction.c); the plain ones
 are ndarray methods too.  Where NumPy returns a scalar (axis=None), gpuarr
@@ -37,7 +38,7 @@ amax = max
 __all__ = ["sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "ptp", "argmin",
            "argmax", "all", "any", "count_nonzero", "nansum", "nanprod", "nanmean", "nanvar",
            "nanstd", "nanmin", "nanmax", "nanargmin", "nanargmax", "average", "cumsum", "cumprod",
-           "diff"]
+           "cumulative_sum", "cumulative_prod", "diff"]
 
 _u = _core.ufuncs
 
@@ -166,6 +167,51 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
                    else _core.full(avg.shape, scl, dtype=scl.dtype))
         return avg, scl
     return avg
+
+
+def _cumulative(func, identity, x, axis, dtype, out, include_initial):
+    """cumsum/cumprod as the array API's cumulative_sum/cumulative_prod: a
+    0-d x is taken as 1-d, axis may be omitted only for 1-d x, and
+    include_initial puts the identity first (the scan writes the rest of
+    one new array)."""
+    x = _device(x, "x")
+    if x.ndim == 0:
+        x = x.reshape(1)
+    if axis is None:
+        if x.ndim >= 2:
+            raise ValueError("For arrays which have more than one dimension ``axis`` argument "
+                             "is required.")
+        axis = 0
+    if not include_initial:
+        return func(x, axis=axis, dtype=dtype, out=out)
+    axis = operator.index(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise AxisError(axis, x.ndim)
+    axis %= x.ndim
+    shape = list(x.shape)
+    shape[axis] += 1
+    if out is None:
+        name = "cumsum" if func is cumsum else "cumprod"
+        out = _core.empty(tuple(shape), _result_dtype(name, x.dtype, dtype, None))
+    elif tuple(out.shape) != tuple(shape):
+        raise ValueError(f"out has shape {out.shape}, but the result has shape {tuple(shape)}")
+    index = [slice(None)] * x.ndim
+    index[axis] = slice(1, None)
+    func(x, axis=axis, dtype=dtype, out=out[tuple(index)])
+    index[axis] = slice(0, 1)
+    out[tuple(index)] = identity
+    return out
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """Running sums along axis (the array API's cumsum; include_initial: a
+    leading 0)."""
+    return _cumulative(cumsum, 0, x, axis, dtype, out, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """Running products along axis (include_initial: a leading 1)."""
+    return _cumulative(cumprod, 1, x, axis, dtype, out, include_initial)
 
 
 def diff(a, n=1, axis=-1, prepend=numpy._NoValue, append=numpy._NoValue):

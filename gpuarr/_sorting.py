@@ -1,9 +1,11 @@
 """Sorting, selection, searching, counting and compaction, with NumPy's
-names, signatures, dtypes and errors: sort, argsort, partition,
-argpartition, unique, median, nanmedian, percentile, nanpercentile,
-quantile, nanquantile, nonzero, flatnonzero, argwhere, compress, extract,
-take, put, searchsorted, digitize, bincount, histogram, and one-argument
-where (through the "nonzero" helper).
+names, signatures, dtypes and errors: sort, argsort (with the array API's
+descending=), partition, argpartition, unique and the array API's
+unique_all/unique_counts/unique_inverse/unique_values, median, nanmedian,
+percentile, nanpercentile, quantile, nanquantile, nonzero, flatnonzero,
+argwhere, compress, extract, take, take_along_axis, put, searchsorted,
+digitize, bincount, histogram, and one-argument where (through the
+"nonzero" helper).
 
 The work is the C core's (sort.c, select.c); this module parses arguments.
 
@@ -26,6 +28,7 @@ Differences from NumPy, all to avoid synchronising with the host:
   cannot be ordered; unique supports axis=None only; quantiles take every
   method but no weights.
 """
+import collections
 import operator
 import warnings
 
@@ -37,10 +40,11 @@ from ._core import ndarray, full
 from ._creation import asarray, arange
 from ._manipulation import _device, _axis
 
-__all__ = ["sort", "argsort", "partition", "argpartition", "unique", "median", "nanmedian",
+__all__ = ["sort", "argsort", "partition", "argpartition", "unique", "unique_all",
+           "unique_counts", "unique_inverse", "unique_values", "median", "nanmedian",
            "percentile", "nanpercentile", "quantile", "nanquantile", "nonzero", "flatnonzero",
-           "argwhere", "compress", "extract", "take", "put", "searchsorted", "digitize",
-           "bincount", "histogram"]
+           "argwhere", "compress", "extract", "take", "take_along_axis", "put", "searchsorted",
+           "digitize", "bincount", "histogram"]
 
 # Quantile modes of the C core (kernels.h GA_Q_*) and NumPy's methods in
 # the order of its GA_QM_* codes; the picking ones return an element.
@@ -73,21 +77,39 @@ def _host_or_device(x, name):
 
 # ------------------------------------------------------------------ sorting
 
-def sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """A sorted copy (stable radix sort; NaN last).  axis=None sorts the
-    flattened array."""
+def _reversed(a, axis):
+    """a reversed along axis (a view); None: the flattened a reversed."""
+    if axis is None:
+        return a.reshape(-1)[::-1]
+    index = [slice(None)] * a.ndim
+    index[_axis(axis, a.ndim)] = slice(None, None, -1)
+    return a[tuple(index)]
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+    """A sorted copy (stable radix sort; NaN last, or first when
+    descending).  axis=None sorts the flattened array."""
     a = _device(a)
     _no_order(order)
     _orderable(a)
-    return _core._sort(a, axis, False)
+    if not descending or a.ndim == 0:
+        return _core._sort(a, axis, False)
+    # the ascending sort of the reversed array, reversed: equal elements
+    # keep their order
+    return _reversed(_core._sort(_reversed(a, axis), axis, False), axis)
 
 
-def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """Indices that sort `a` along `axis` (stable; int64)."""
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+    """Indices that sort `a` along `axis` (stable; int64; descending=True:
+    largest first, equal elements in their order, NaN first)."""
     a = _device(a)
     _no_order(order)
     _orderable(a)
-    return _core._sort(a, axis, True)
+    if not descending or a.ndim == 0:
+        return _core._sort(a, axis, True)
+    n = a.size if axis is None else a.shape[_axis(axis, a.ndim)]
+    rev = _reversed(_core._sort(_reversed(a, axis), axis, True), axis)
+    return _core.ufuncs["subtract"](n - 1, rev)
 
 
 def _check_kth(a, kth, axis):
@@ -128,6 +150,35 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     ret = (values,) + tuple(x for flag, x in ((return_index, index), (return_inverse, inverse),
                                               (return_counts, counts)) if flag)
     return ret[0] if len(ret) == 1 else ret
+
+
+UniqueAllResult = collections.namedtuple("UniqueAllResult",
+                                         ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = collections.namedtuple("UniqueInverseResult",
+                                             ["values", "inverse_indices"])
+
+
+def unique_all(x, /):
+    """The array API's unique_all: (values, indices, inverse_indices,
+    counts) of the flattened x as named fields; NaNs are distinct, the
+    inverse has x's shape.  Synchronises once."""
+    return UniqueAllResult(*unique(x, True, True, True, equal_nan=False))
+
+
+def unique_counts(x, /):
+    """(values, counts), NaNs distinct."""
+    return UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False))
+
+
+def unique_inverse(x, /):
+    """(values, inverse_indices), NaNs distinct; the inverse has x's shape."""
+    return UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False))
+
+
+def unique_values(x, /):
+    """The distinct values of x (sorted), NaNs distinct."""
+    return unique(x, equal_nan=False)
 
 
 # ---------------------------------------------------------------- quantiles
@@ -362,6 +413,33 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         out[...] = res
         return out
     return res
+
+
+def take_along_axis(arr, indices, axis=-1):
+    """arr's elements at `indices` along `axis` (same number of dimensions,
+    the others broadcast; axis=None: the flattened arr and 1-d indices):
+    one advanced-indexing gather."""
+    arr = _device(arr, "arr")
+    indices = _device(indices, "indices")
+    if indices.dtype.kind not in "iu":
+        raise IndexError("`indices` must be an integer array")
+    if axis is None:
+        if indices.ndim != 1:
+            raise ValueError("when axis=None, `indices` must have a single dimension.")
+        arr = arr.reshape(-1)
+        axis = 0
+    elif indices.ndim != arr.ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    axis = _axis(axis, arr.ndim)
+    index = []
+    for d, n in enumerate(arr.shape):
+        if d == axis:
+            index.append(indices)
+        else:
+            shape = [1] * arr.ndim
+            shape[d] = n
+            index.append(arange(n).reshape(shape))
+    return arr[tuple(index)]
 
 
 def put(a, ind, v, mode="raise"):

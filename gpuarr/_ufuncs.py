@@ -1,6 +1,8 @@
-"""The ufuncs (C objects from gpuarr._core, NumPy's names and aliases) and
-the elementwise functions composed from them: around, angle, real, imag,
-conj, isclose, allclose, array_equal, clip, divmod."""
+"""The ufuncs (C objects from gpuarr._core, NumPy's names and aliases,
+with the array API's names beside them: acos, asin, atan, atan2, acosh,
+asinh, atanh, bitwise_left_shift, bitwise_right_shift, bitwise_invert, pow)
+and the elementwise functions composed from them: around, angle, real,
+imag, conj, isclose, allclose, array_equal, clip, divmod."""
 import numpy
 from numpy.lib.array_utils import normalize_axis_tuple
 
@@ -26,7 +28,9 @@ pow = _u["power"]  # noqa: A001
 __all__ = sorted(list(_u) + ["divide", "mod", "abs", "absolute", "conj", "conjugate", "radians",
                              "degrees", "bitwise_not", "bitwise_invert", "invert", "where",
                              "around", "round", "angle", "real", "imag", "isclose", "allclose",
-                             "array_equal", "clip", "divmod"])
+                             "array_equal", "clip", "divmod", "acos", "asin", "atan", "atan2",
+                             "acosh", "asinh", "atanh", "bitwise_left_shift",
+                             "bitwise_right_shift"])
 
 
 def divmod(x1, x2, out=None):  # noqa: A001
@@ -60,19 +64,25 @@ def around(a, decimals=0, out=None):
 round = around  # noqa: A001
 
 
-def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):  # noqa: A002
-    """Clip values to [a_min, a_max] (either may be None)."""
-    if min is not None:
-        a_min = min
-    if max is not None:
-        a_max = max
-    if a_min is None and a_max is None:
-        raise ValueError("One of max or min must be given")
-    if a_min is None:
-        return _u["minimum"](a, a_max, out=out, **kwargs)
-    if a_max is None:
-        return _u["maximum"](a, a_min, out=out, **kwargs)
-    return _u["clip"](a, a_min, a_max, out=out, **kwargs)
+def clip(a, min=None, max=None, out=None, *, a_min=None, a_max=None, **kwargs):  # noqa: A002
+    """Clip values to [min, max] (either may be None; both None: a copy).
+    The bounds are the second and third arguments, as in NumPy; by keyword
+    they are min/max (the array API's names) or a_min/a_max (NumPy's)."""
+    if a_min is not None or a_max is not None:
+        if min is not None or max is not None:
+            raise ValueError("Passing `min` or `max` keyword argument when `a_min` and "
+                             "`a_max` are provided is forbidden.")
+        min, max = a_min, a_max
+    if min is None and max is None:
+        if out is None:
+            return _core.array(a, copy=True)
+        out[...] = a
+        return out
+    if min is None:
+        return _u["minimum"](a, max, out=out, **kwargs)
+    if max is None:
+        return _u["maximum"](a, min, out=out, **kwargs)
+    return _u["clip"](a, min, max, out=out, **kwargs)
 
 
 def real(val):
