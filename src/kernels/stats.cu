@@ -812,6 +812,7 @@ __global__ void __launch_bounds__(CL_THREADS, 2) k_clip_grid(ga_clip_args a, int
     unsigned int round = 0;
     for (int final = 0; final <= final_stats; ++final) {
         for (;;) {
+            __syncthreads();  // every thread has read stop's last value (a break reaches here)
             if (threadIdx.x == 0)
                 stop = st.done || (!final && a.maxiters >= 0 && st.iterations >= a.maxiters);
             __syncthreads();
@@ -940,6 +941,7 @@ __global__ void __launch_bounds__(CL_THREADS) k_clip_rows(ga_clip_args a)
         __syncthreads();
         for (int final = 0; final < 2; ++final) {
             for (;;) {
+                __syncthreads();  // every thread has read stop's last value (a break reaches here)
                 if (threadIdx.x == 0)
                     stop = st.done || (!final && a.maxiters >= 0 && st.iterations >= a.maxiters);
                 __syncthreads();
