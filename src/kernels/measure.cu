@@ -572,7 +572,11 @@ __global__ void __launch_bounds__(MS_THREADS, MS_BLOCKS_PER_SM) k_ms_accumulate(
         }
         __syncthreads();
         const int queued = ms_qcount;
-        if (queued > MS_QUEUE - MS_THREADS / 32 * W || rd == rounds - 1) {
+        // The barrier in __syncthreads_or keeps every warp from queueing the
+        // next round's candidates (and raising ms_qcount) before all have
+        // read it: a warp that read a later count took other barriers
+        // (compute-sanitizer's synccheck: divergent threads at a barrier).
+        if (__syncthreads_or(queued > MS_QUEUE - MS_THREADS / 32 * W || rd == rounds - 1)) {
             for (int j = warp * 32; j < queued; j += MS_THREADS) {
                 int64_t i = 0, s = -1;
                 double x = 0.0;
