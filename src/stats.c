@@ -137,7 +137,7 @@ py_clip_run(PyObject *self, PyObject *args)
             GA_LAUNCH_TRY(ga_launch_clip_iteration(&a, 1, stream), stream);
     } else {
         for (;;) {
-            int32_t done = 0;
+            int64_t done = 0;
             for (int it = 0; it < GA_CLIP_BATCH; ++it)
                 GA_LAUNCH_TRY(ga_launch_clip_iteration(&a, 0, stream), stream);
             if (ga_read_small(&done, &a.state->done, sizeof(done), stream, "sigma clipping") < 0)

@@ -645,7 +645,9 @@ typedef struct {
     int64_t count;              /* survivors counted by the last moments pass */
     int64_t prev_count;         /* survivors before the last clip */
     int64_t iterations;         /* bounds computed so far */
-    int32_t done;               /* converged, emptied or finished: passes return at once */
+    int64_t done;               /* converged, emptied or finished: passes return at once
+                                 * (every field 8 bytes: no padding, so copies of a whole
+                                 * state read only bytes that were written) */
     uint64_t prefix[2];         /* radix selection in progress: key prefixes of the */
     int64_t rank[2];            /*   two middle elements and their ranks within them */
 } ga_clip_state;
