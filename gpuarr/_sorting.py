@@ -105,7 +105,9 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
     a = _device(a)
     _no_order(order)
     _orderable(a)
-    if not descending or a.ndim == 0:
+    if a.ndim == 0:  # NumPy's argsort takes a 0-d array as 1-d (its sort does not)
+        a = a.reshape(1)
+    if not descending:
         return _core._sort(a, axis, True)
     n = a.size if axis is None else a.shape[_axis(axis, a.ndim)]
     rev = _reversed(_core._sort(_reversed(a, axis), axis, True), axis)
