@@ -39,12 +39,23 @@ def reshape(a, shape, order="C", *, newshape=None, copy=None):
         shape = newshape
     a = _device(a)
     r = a.reshape(shape, order=order)
-    copied = r.flags.owndata and r is not a
+    copied = not {id(b) for b in _bases(r)} & {id(b) for b in _bases(a)}
     if copy and not copied:
         return r.copy()
     if copy is False and copied:
         raise ValueError("Unable to avoid creating a copy while reshaping.")
     return r
+
+
+def _bases(a):
+    """a and the objects its memory comes through (its views' bases, and the
+    memory object last)."""
+    chain = [a]
+    while chain[-1].base is not None:
+        chain.append(chain[-1].base)
+        if not isinstance(chain[-1], ndarray):
+            break
+    return chain
 
 
 def ravel(a, order="C"):
