@@ -142,6 +142,12 @@ def test_parse_limit_rejects_bad_strings(text):
         _core._parse_limit(text, 1000)
 
 
+only_with_caching = pytest.mark.skipif(
+    not _core._pool_caching(), reason="size classes exist only with caching (GPUARR_POOL=0 "
+    "allocates each request's exact size)")
+
+
+@only_with_caching
 @pytest.mark.parametrize("n, want", [
     (0, 0), (1, 512), (511, 512), (512, 512), (513, 1024), (1 << 20, 1 << 20),
     ((1 << 20) + 1, (1 << 20) + (1 << 17)), (3 << 20, 3 << 20), ((1 << 30) - 1, 1 << 30),
@@ -150,6 +156,7 @@ def test_round_size_classes(n, want):
     assert _core._round_size(n) == want
 
 
+@only_with_caching
 def test_round_size_wastes_at_most_an_eighth(rng):
     for n in rng.integers(1, 1 << 40, 2000):
         n = int(n)
