@@ -71,6 +71,20 @@ def test_2d_fillvalue(backend, rng, name, fillvalue, dtype, mode):
          boundary="fill", fillvalue=fillvalue)
 
 
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("name", ["convolve2d", "correlate2d"])
+@pytest.mark.parametrize("boundary", ["wrap", "symm"])
+@pytest.mark.parametrize("fillvalue", [-2, 300, 1 + 2j, [1, 2]], ids=str)
+def test_2d_fillvalue_unused_by_the_boundary_is_not_checked(backend, rng, name, boundary,
+                                                             fillvalue):
+    """SciPy reads fillvalue only for boundary='fill': with 'wrap' or 'symm'
+    one that does not fit the output type (uint8 here) is no error."""
+    a = rand(rng, (6, 7), np.bool_)
+    k = rand(rng, (3, 4), np.uint8)
+    same(backend, getattr(signal, name), getattr(scipy_signal, name), a, k,
+         boundary=boundary, fillvalue=fillvalue)
+
+
 @pytest.mark.parametrize("name", ["convolve2d", "correlate2d"])
 @pytest.mark.parametrize("boundary", BOUNDARIES)
 def test_2d_non_contiguous(backend, rng, name, boundary):

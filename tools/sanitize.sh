@@ -86,7 +86,7 @@ fi
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "$gpu, $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)"
 version=$(compute-sanitizer --version 2>/dev/null | grep -oE "[0-9]{4}\.[0-9.]+" | head -1)
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo "${GPUARR_COMMIT:-unknown}")
+commit=${GPUARR_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}  # GPUARR_COMMIT first: a copied tree may carry a stale .git
 echo "compute-sanitizer ${version:-?}; commit $commit; GPUARR_TEST_SEED=$GPUARR_TEST_SEED"
 if [ $build = 1 ]; then
     t0=$(date +%s)

@@ -201,7 +201,8 @@ def _conv2d(in1, in2, mode, boundary, fillvalue, convolution):
     rt = numpy.result_type(in1.dtype, in2.dtype)
     if rt.kind == "b" or rt == numpy.float16:
         raise ValueError("convolve2d not available for this type.")
-    fill = _fillvalue(fillvalue, rt)
+    # SciPy reads fillvalue only where it pads with it
+    fill = _fillvalue(fillvalue, rt) if _BOUNDARIES[boundary] == EXT_CONSTANT else 0
     shape, offsets = _geometry(in1.shape, in2.shape, mode,
                                _conv_same if convolution else _corr2d_same)
     shape = tuple(max(n, 0) for n in shape)
