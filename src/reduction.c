@@ -466,7 +466,7 @@ plan_grid(ga_reduce_args *a, int itemsize, int sm_count)
     int64_t tiles = (a->n_out + nu - 1) / nu;
     int64_t want = (int64_t)sm_count * RED_BLOCKS_PER_SM;
     int64_t splits = 1;
-    if (tiles < want) {
+    if (tiles > 0 && tiles < want) {  /* no outputs (an empty kept dim): nothing to split */
         int64_t lane_items = RED_LANE_BYTES / (vec * itemsize);
         if (lane_items < 1)
             lane_items = 1;
