@@ -43,6 +43,11 @@
  * or device of another device raises ValueError before CUDA sees it.
  * Owned handles are destroyed in dealloc, which never raises: failures are
  * reported as unraisable errors.  The GIL is released around every wait.
+ * A Stream waits for its work before its handle is destroyed: the pool
+ * caches blocks freed on a stream under its handle (mempool.c), and the
+ * runtime may hand the same handle to the next stream made, which would
+ * then get those blocks while the old stream's queued kernels still write
+ * them (tools/probe_stream_reuse.py showed it; test_runtime tests it).
  */
 #include "gpuarr.h"
 
@@ -429,7 +434,13 @@ static void
 stream_dealloc(ga_stream *s)
 {
     if (s->owned && s->handle != NULL && !forked_child) {
-        cudaError_t err = cudaStreamDestroy(s->handle);
+        cudaError_t err;
+        Py_BEGIN_ALLOW_THREADS
+        err = cudaStreamSynchronize(s->handle);
+        Py_END_ALLOW_THREADS
+        if (err != cudaSuccess && !runtime_exiting(err))
+            ga_err_unraisable(err, "cudaStreamSynchronize (a stream's work before its destruction)");
+        err = cudaStreamDestroy(s->handle);
         if (err != cudaSuccess && !runtime_exiting(err))
             ga_err_unraisable(err, "cudaStreamDestroy");
     }

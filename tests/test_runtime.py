@@ -214,6 +214,29 @@ def test_device_out_of_range_names_the_count():
 # ============================================================= GPU: events
 
 @GPU
+def test_a_destroyed_streams_cached_blocks_wait_for_its_work():
+    """A block freed on a stream is cached under the stream's handle; the
+    stream's destruction waits for its work, so a next stream that gets the
+    same handle (and the block) never sees the old stream's late writes."""
+    khz = clock_khz()
+    n = 1 << 20
+    (gp.zeros(n, dtype=gp.float32) + 1).get()       # kernels loaded before the spin
+    for _ in range(3):
+        s1 = Stream(non_blocking=True)
+        with s1:
+            a = gp.zeros(n, dtype=gp.float32)
+            _core._spin(20 * khz)                   # s1 busy for ~20 ms ...
+            a.fill(1.0)                             # ... then writes a's block
+        del a, s1                                   # the block cached under s1's handle
+        s2 = Stream(non_blocking=True)
+        with s2:
+            b = gp.zeros(n, dtype=gp.float32)
+        gp.cuda.Device().synchronize()
+        assert int(gp.count_nonzero(b)) == 0
+        del b, s2
+
+
+@GPU
 def test_events_time_a_spin_kernel_against_the_clock_rate():
     khz = clock_khz()
     _core._spin(200 * khz)          # ~200 ms so the clocks are up
