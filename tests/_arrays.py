@@ -80,3 +80,16 @@ def is_view_of(x, owner):
     """Whether device array `x` is `owner` or a view of its memory (views
     keep the owning array as their base)."""
     return x is owner or x.base is owner
+
+
+def assert_view_like(got, dbase, want, hbase):
+    """Device view `got` of `dbase` laid out as NumPy's view `want` of
+    `hbase` (shape, dtype, strides, offset, contiguity flags) and holding
+    the same values."""
+    assert (got.shape, got.dtype) == (want.shape, want.dtype)
+    if want.size:
+        assert got.strides == want.strides
+        assert got.data.ptr - dbase.data.ptr == want.ctypes.data - hbase.ctypes.data
+    assert got.flags.c_contiguous == want.flags.c_contiguous
+    assert got.flags.f_contiguous == want.flags.f_contiguous
+    assert_same(got.get(), want)

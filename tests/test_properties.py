@@ -47,7 +47,7 @@ from gpuarr.scipy import _measurements as gm
 from gpuarr.scipy import ndimage as gnd
 from gpuarr.scipy import signal as gsignal
 
-from _arrays import ALL_DTYPES, assert_same, cast_source, random_array
+from _arrays import ALL_DTYPES, assert_same, assert_view_like, cast_source, random_array
 from _conv_compare import check_close, rand, tolerance
 from _conv_compare import same as same_as_scipy
 from _conv_emulation import backend  # noqa: F401 -- the fixture (model, device)
@@ -863,13 +863,7 @@ def test_basic_indexing_gives_numpys_view(data):
         return
     got = d[index]
     assert isinstance(got, gp.ndarray)
-    assert (got.shape, got.dtype) == (want.shape, want.dtype)
-    if want.size:
-        assert got.strides == want.strides
-        assert got.data.ptr - dbase.data.ptr == want.ctypes.data - hbase.ctypes.data
-    assert got.flags.c_contiguous == want.flags.c_contiguous
-    assert got.flags.f_contiguous == want.flags.f_contiguous
-    assert_same(got.get(), want)
+    assert_view_like(got, dbase, want, hbase)
 
 
 @gpu
