@@ -280,7 +280,6 @@ def test_creation_device_argument_is_checked():
 
 # ================================================================== GPU
 
-gpu = pytest.mark.gpu
 
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.uint16, np.int32, np.int64, np.uint64,
                                  np.float32, np.float64, np.complex64)]
@@ -299,7 +298,7 @@ def small_values(rng, shape, dtype):
     return np.asarray(rng.integers(0, 3, size=shape)).astype(dtype)
 
 
-@gpu
+@pytest.mark.gpu
 def test_namespace_of_a_device_array_runs_array_api_code(rng):
     """A function written against the standard alone gives NumPy's
     answer with gpuarr's namespace."""
@@ -319,7 +318,7 @@ def test_namespace_of_a_device_array_runs_array_api_code(rng):
     assert_same(top.get(), top_ref)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("name", ["acos", "asin", "atan", "acosh", "asinh", "atanh"])
 def test_inverse_trig_names(name, rng):
     x = rng.uniform(1.1, 3, 50) if name == "acosh" else rng.uniform(-0.9, 0.9, 50)
@@ -327,7 +326,7 @@ def test_inverse_trig_names(name, rng):
     assert_close(gp.atan2(dev(x), dev(x[::-1])).get(), np.atan2(x, x[::-1]))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.uint64])
 def test_bitwise_shift_names(dtype, rng):
     x = random_array(rng, 20, dtype)
@@ -337,7 +336,7 @@ def test_bitwise_shift_names(dtype, rng):
     assert_same(gp.bitwise_invert(dev(x)).get(), np.bitwise_invert(x))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(2, 3), (4, 2, 3), (0, 3), (2, 0, 5), (1, 7)])
 def test_matrix_transpose_values(shape, rng):
     host = random_array(rng, shape, np.int32)
@@ -348,7 +347,7 @@ def test_matrix_transpose_values(shape, rng):
                 np.permute_dims(host, tuple(range(x.ndim))[::-1]))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(0,), (5,), (3, 4), (2, 0, 3), (2, 3, 4)])
 def test_unstack_and_concat(dtype, shape, rng):
@@ -368,7 +367,7 @@ def test_unstack_and_concat(dtype, shape, rng):
                     np.concat([host, host], axis=axis))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("shapes", [[(3, 1), (1, 4)], [(2, 3), (3,), ()], [(0, 1), (1, 5)],
                                     [(4,)], [(2, 1, 3), (5, 1), (1,)]])
 def test_broadcast_arrays_values(shapes, rng):
@@ -384,7 +383,7 @@ ROLLS = [(3, None), (-2, None), (17, None), (0, None), (1, 0), (-1, -1), (5, 1),
          ((1, 2), (0, 1)), ((2, -1), (1, 1)), ((1, 1, 1), (0, 0, -1)), (2, (0, 1))]
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shift, axis", ROLLS)
 def test_roll(dtype, shift, axis, rng):
@@ -397,7 +396,7 @@ def test_roll(dtype, shift, axis, rng):
             assert_same(gp.roll(dev(host), shift).get(), np.roll(host, shift))
 
 
-@gpu
+@pytest.mark.gpu
 def test_roll_errors():
     x = gp.arange(6).reshape(2, 3)
     with pytest.raises(AxisError):
@@ -408,7 +407,7 @@ def test_roll_errors():
     assert r.flags.owndata and r.data.ptr != x.data.ptr
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("reps", [2, 0, (2, 1), (1, 3), (2, 2, 2), (3, 0), (1,), [1, 1, 1, 2]])
 def test_tile(dtype, reps, rng):
@@ -420,7 +419,7 @@ def test_tile(dtype, reps, rng):
         assert got.flags.owndata and (got.size == 0 or got.data.ptr != x.data.ptr)
 
 
-@gpu
+@pytest.mark.gpu
 def test_tile_errors():
     with pytest.raises(ValueError, match="negative"):
         gp.tile(gp.ones(3), -1)
@@ -428,7 +427,7 @@ def test_tile_errors():
         gp.tile(gp.ones(3), 1.5)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_repeat(dtype, rng):
     host = random_array(rng, (3, 4), dtype)
@@ -452,7 +451,7 @@ def test_repeat(dtype, rng):
     assert_same(gp.repeat(dev(h), dev(np.array(3)), axis=2).get(), np.repeat(h, 3, axis=2))
 
 
-@gpu
+@pytest.mark.gpu
 def test_repeat_errors():
     x = gp.arange(3)
     with pytest.raises(ValueError, match="negative"):
@@ -473,7 +472,7 @@ def test_repeat_errors():
         gp.repeat(x, 2, axis=1)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("k", [-3, -1, 0, 1, 2, 5])
 def test_tril_triu(dtype, k, rng):
@@ -483,7 +482,7 @@ def test_tril_triu(dtype, k, rng):
         assert_same(gp.triu(dev(host), k).get(), np.triu(host, k))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [float, np.int32, bool, np.complex64])
 def test_tri(dtype):
     for args in [(3,), (2, 4), (4, 2), (0,), (3, 0)]:
@@ -491,7 +490,7 @@ def test_tri(dtype):
             assert_same(gp.tri(*args, k=k, dtype=dtype).get(), np.tri(*args, k=k, dtype=dtype))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_take_along_axis(dtype, rng):
     for shape in [(5,), (3, 4), (2, 3, 4), (0, 3), (3, 0)]:
@@ -520,7 +519,7 @@ def test_take_along_axis(dtype, rng):
                 np.take_along_axis(host, idx, axis=1))
 
 
-@gpu
+@pytest.mark.gpu
 def test_take_along_axis_errors():
     x = gp.ones((2, 3))
     with pytest.raises(ValueError, match="same number of dimensions"):
@@ -544,7 +543,7 @@ def _unique_data(rng, dtype, shape):
     return host
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [d for d in DTYPES if d.kind != "c"])
 @pytest.mark.parametrize("shape", SHAPES + [(4, 5)])
 def test_unique_functions(dtype, shape, rng):
@@ -573,7 +572,7 @@ def test_unique_functions(dtype, shape, rng):
         assert int(gp.isnan(allr.values).sum()) == 2
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("func", ["cumulative_sum", "cumulative_prod"])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_cumulative(func, dtype, rng):
@@ -596,7 +595,7 @@ def test_cumulative(func, dtype, rng):
                                include_initial=True).get(), want)
 
 
-@gpu
+@pytest.mark.gpu
 def test_cumulative_out_and_errors(rng):
     host = rng.integers(0, 5, (3, 4))
     out = gp.zeros((4, 4), np.int64)
@@ -625,7 +624,7 @@ def _descending_order(host, axis):
     return np.moveaxis(order, -1, axis)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [d for d in DTYPES if d.kind != "c"])
 def test_sort_descending(dtype, rng):
     for shape in [(0,), (9,), (4, 6), (2, 0, 3), (3, 5, 4)]:
@@ -652,7 +651,7 @@ def test_sort_descending(dtype, rng):
                 np.argsort(np.array(3, dtype), axis=None))
 
 
-@gpu
+@pytest.mark.gpu
 def test_clip_spellings(rng):
     host = rng.standard_normal(20)
     x = dev(host)
@@ -674,7 +673,7 @@ def test_clip_spellings(rng):
                 np.clip(np.arange(10, dtype=np.int8), 2, 5))
 
 
-@gpu
+@pytest.mark.gpu
 def test_reshape_copy(rng):
     host = rng.standard_normal((4, 6))
     x = dev(host)
@@ -689,7 +688,7 @@ def test_reshape_copy(rng):
     assert_same(gp.reshape(x.T, (2, 12), copy=True).get(), np.reshape(host.T, (2, 12)))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("src", DTYPES)
 @pytest.mark.parametrize("dst", [np.bool_, np.int16, np.float32, np.complex128])
 def test_astype_function(src, dst, rng):
@@ -705,7 +704,7 @@ def test_astype_function(src, dst, rng):
             assert got is not x and got.data.ptr != x.data.ptr
 
 
-@gpu
+@pytest.mark.gpu
 def test_creation_on_a_device():
     d = gp.cuda.Device()
     for a in (gp.zeros(3, device=d), gp.ones((2,), np.int8, device=d),
@@ -723,7 +722,7 @@ def test_creation_on_a_device():
     assert_same(gp.linspace(0, 1, 7, device=d).get(), np.linspace(0, 1, 7))
 
 
-@gpu
+@pytest.mark.gpu
 def test_to_device_and_dlpack(rng):
     host = rng.standard_normal((3, 4))
     x = dev(host)
@@ -740,7 +739,7 @@ def test_to_device_and_dlpack(rng):
     assert gp.from_dlpack(x, device=x.device).data.ptr == x.data.ptr
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.skipif(not gp.is_available() or gp.cuda.runtime.getDeviceCount() < 2,
                     reason="needs two GPUs")
 def test_device_argument_on_a_second_gpu(rng):
@@ -761,7 +760,7 @@ def test_device_argument_on_a_second_gpu(rng):
         gp.from_dlpack(x, device=one, copy=False)
 
 
-@gpu
+@pytest.mark.gpu
 def test_numpy_calls_reach_the_new_functions(rng):
     host = rng.standard_normal((3, 4))
     x = dev(host)

@@ -11,7 +11,6 @@ from gpuarr.cuda import compiler
 
 from conftest import requires_nvrtc
 
-GPU = pytest.mark.gpu
 pytestmark = pytest.mark.usefixtures("private_kernel_cache")
 
 
@@ -34,7 +33,7 @@ def _np_elementwise(x, y, z):
 
 # ---------------------------------------------------------------- on GPU --
 
-@GPU
+@pytest.mark.gpu
 def test_course_examples():
     a, b, c = gp.arange(10), gp.arange(10, 20), gp.arange(20, 30)
     got = elementwise_computation(a, b, c)
@@ -48,7 +47,7 @@ def test_course_examples():
     assert r.gpu_times.shape == (1, 10)
 
 
-@GPU
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.uint32, np.complex64,
                                    np.float16])
 def test_same_answers_as_separate_calls(dtype, rng):
@@ -71,7 +70,7 @@ def test_same_answers_as_separate_calls(dtype, rng):
         np.testing.assert_allclose(got.get(), want.get(), rtol=tol, atol=tol)
 
 
-@GPU
+@pytest.mark.gpu
 def test_lambda_scalars_broadcast_and_strides(rng):
     f = gp.fuse(lambda x, s, t: x * s + t)
     x = rng.standard_normal((8, 9)).astype(np.float32)
@@ -85,7 +84,7 @@ def test_lambda_scalars_broadcast_and_strides(rng):
     np.testing.assert_allclose(f(dx, b, 1.0).get(), x[::2, ::-1] * b.get() + 1, rtol=1e-6)
 
 
-@GPU
+@pytest.mark.gpu
 def test_several_outputs_where_astype(rng):
     @gp.fuse()
     def split(x, y):
@@ -101,7 +100,7 @@ def test_several_outputs_where_astype(rng):
     np.testing.assert_array_equal(c.get(), x == y)
 
 
-@GPU
+@pytest.mark.gpu
 @pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean"])
 @pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
 def test_trailing_reductions(name, axis, rng):
@@ -118,7 +117,7 @@ def test_trailing_reductions(name, axis, rng):
     np.testing.assert_array_equal(h(gp.asarray(x)).get(), (x * 2).max(axis=0, keepdims=True))
 
 
-@GPU
+@pytest.mark.gpu
 def test_empty_and_errors():
     f = gp.fuse()(lambda x: gp.sqrt(x))
     assert f(gp.zeros((0, 4))).shape == (0, 4)

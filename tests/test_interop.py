@@ -4,7 +4,6 @@ import pytest
 
 import gpuarr as gp
 
-GPU = pytest.mark.gpu
 
 
 def test_get_array_module_without_gpu():
@@ -16,7 +15,7 @@ def test_protocol_methods_exist():
         assert hasattr(gp.ndarray, name)
 
 
-@GPU
+@pytest.mark.gpu
 def test_numpy_ufunc_runs_on_device(rng):
     h = rng.standard_normal(100)
     d = gp.asarray(h)
@@ -33,7 +32,7 @@ def test_numpy_ufunc_runs_on_device(rng):
     np.testing.assert_array_equal(o.get(), np.multiply.outer(np.arange(3), np.arange(4)))
 
 
-@GPU
+@pytest.mark.gpu
 def test_numpy_functions_dispatch(rng):
     h = rng.standard_normal((8, 6))
     d = gp.asarray(h)
@@ -48,13 +47,13 @@ def test_numpy_functions_dispatch(rng):
     assert isinstance(r, gp.ndarray) and r.ndim == 0
 
 
-@GPU
+@pytest.mark.gpu
 def test_missing_numpy_function_raises_typeerror():
     with pytest.raises(TypeError, match="numpy.linalg|gpuarr does not implement"):
         np.linalg.svd(gp.ones((3, 3)))
 
 
-@GPU
+@pytest.mark.gpu
 def test_implicit_conversion_refused():
     d = gp.ones(3)
     with pytest.raises(TypeError, match=r"Implicit conversion to a NumPy array is not allowed"):
@@ -64,7 +63,7 @@ def test_implicit_conversion_refused():
         scipy_signal.convolve2d(gp.ones((4, 4)), gp.ones((2, 2)))
 
 
-@GPU
+@pytest.mark.gpu
 def test_cuda_array_interface_export():
     d = gp.arange(12, dtype=np.float32).reshape(3, 4)
     cai = d.__cuda_array_interface__
@@ -74,7 +73,7 @@ def test_cuda_array_interface_export():
     assert t["strides"] == (4, 16)
 
 
-@GPU
+@pytest.mark.gpu
 def test_cuda_array_interface_import_keeps_owner():
     class Owner:
         def __init__(self, arr):
@@ -88,7 +87,7 @@ def test_cuda_array_interface_import_keeps_owner():
     assert int(src[0]) == 42
 
 
-@GPU
+@pytest.mark.gpu
 def test_cupy_zero_copy():
     cp = pytest.importorskip("cupy")
     d = gp.arange(6, dtype=np.float64)
@@ -100,7 +99,7 @@ def test_cupy_zero_copy():
     np.testing.assert_array_equal(back.get(), np.arange(5, dtype=np.float32))
 
 
-@GPU
+@pytest.mark.gpu
 def test_torch_zero_copy():
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
@@ -114,7 +113,7 @@ def test_torch_zero_copy():
     np.testing.assert_array_equal(back.get(), np.arange(4))
 
 
-@GPU
+@pytest.mark.gpu
 def test_numba_kernel_on_gpuarr_arrays(monkeypatch):
     if not hasattr(np, "row_stack"):
         # numba-cuda 0.30 registers np.row_stack, which NumPy 2.5 removed,
@@ -148,7 +147,7 @@ def test_numba_kernel_on_gpuarr_arrays(monkeypatch):
     assert reuse.data.ptr != view.device_ctypes_pointer.value
 
 
-@GPU
+@pytest.mark.gpu
 def test_lesson_softplus_agnostic(rng):
     def softplus(x):
         xp = gp.get_array_module(x)
@@ -163,7 +162,7 @@ def test_dlpack_methods_exist():
     assert callable(gp.from_dlpack)
 
 
-@GPU
+@pytest.mark.gpu
 def test_dlpack_round_trip_with_torch():
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
@@ -182,7 +181,7 @@ def test_dlpack_round_trip_with_torch():
     np.testing.assert_array_equal(back.get(), np.arange(0, 10, 2, dtype=np.int32))  # kept alive
 
 
-@GPU
+@pytest.mark.gpu
 def test_dlpack_with_cupy_and_versioned_capsule():
     cp = pytest.importorskip("cupy")
     d = gp.linspace(0, 1, 5)
@@ -196,19 +195,19 @@ def test_dlpack_with_cupy_and_versioned_capsule():
         d.__dlpack__(dl_device=(1, 0))
 
 
-@GPU
+@pytest.mark.gpu
 def test_from_dlpack_of_host_data_refused():
     with pytest.raises(TypeError, match="gpuarr.asarray"):
         gp.from_dlpack(np.arange(3))
 
 
-@GPU
+@pytest.mark.gpu
 def test_buffer_protocol_device_memory_refused():
     with pytest.raises(BufferError, match="memory='managed'"):
         memoryview(gp.ones(3))
 
 
-@GPU
+@pytest.mark.gpu
 @pytest.mark.parametrize("memory", ["managed", "pinned"])
 def test_buffer_protocol_host_addressable(memory, rng):
     h = rng.standard_normal((4, 5)).astype(np.float32)
@@ -230,7 +229,7 @@ def test_asarray_accepts_buffer_exporters_without_gpu_check():
     assert memoryview(array.array("d", [1.0, 2.0])).format == "d"  # exporter exists
 
 
-@GPU
+@pytest.mark.gpu
 def test_asarray_from_buffer_exporters():
     import array
     np.testing.assert_array_equal(gp.asarray(array.array("d", [1.0, 2.0])).get(), [1.0, 2.0])

@@ -841,10 +841,9 @@ def test_emulated_ternary_and_short_circuit_values(tmp_path):
 
 # =================================================================== GPU ====
 
-gpu = pytest.mark.gpu
 
 
-@gpu
+@pytest.mark.gpu
 def test_gpu_course_example_both_launch_styles(rng):
     size = cp.uint32(2 ** 22)
     x = cp.arange(size, dtype=cp.float32)
@@ -856,7 +855,7 @@ def test_gpu_course_example_both_launch_styles(rng):
     np.testing.assert_array_equal(y2.get(), x.get() ** 2)
 
 
-@gpu
+@pytest.mark.gpu
 def test_gpu_vector_add_with_stream(rng):
     n = 10000
     a = cp.asarray(rng.random(n, dtype=np.float32))
@@ -868,7 +867,7 @@ def test_gpu_vector_add_with_stream(rng):
     np.testing.assert_array_equal(c.get(), a.get() + b.get())
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("kernel", [histogram, histogram_shared])
 def test_gpu_histograms(kernel, rng):
     data = rng.integers(0, 256, 2 ** 16).astype(np.int32)
@@ -877,7 +876,7 @@ def test_gpu_histograms(kernel, rng):
     np.testing.assert_array_equal(out.get(), np.bincount(data, minlength=256))
 
 
-@gpu
+@pytest.mark.gpu
 def test_gpu_2d_strided_and_int_division(rng):
     a = rng.random((50, 70))
     big = rng.random((140, 150))
@@ -893,7 +892,7 @@ def test_gpu_2d_strided_and_int_division(rng):
         np.testing.assert_array_equal(r.get(), x % d)
 
 
-@gpu
+@pytest.mark.gpu
 def test_gpu_float32_math_and_device_function(rng):
     x = (rng.random(4096) * 4).astype(np.float32)
     y = cp.zeros(4096, dtype=cp.float32)
@@ -905,7 +904,7 @@ def test_gpu_float32_math_and_device_function(rng):
     np.testing.assert_array_equal(y.get(), np.clip(x, 0.25, 0.75))
 
 
-@gpu
+@pytest.mark.gpu
 def test_gpu_dynamic_shared_memory(rng):
     x = rng.random(8 * 128, dtype=np.float32)
     y = cp.zeros(x.size, dtype=cp.float32)
@@ -913,7 +912,7 @@ def test_gpu_dynamic_shared_memory(rng):
     np.testing.assert_array_equal(y.get(), x.reshape(8, 128)[:, ::-1].ravel())
 
 
-@gpu
+@pytest.mark.gpu
 def test_gpu_atomics(rng):
     x = rng.integers(0, 1000, 4096).astype(np.int32)
     counts = cp.asarray(np.array([0, 0, -1, 0], np.int32))

@@ -14,7 +14,6 @@ import gpuarr as gp
 from gpuarr.scipy import ndimage as gnd
 from gpuarr.scipy import _measurements as gm
 
-gpu = pytest.mark.gpu
 
 
 # ------------------------------------------------------------- helpers ---
@@ -93,7 +92,7 @@ def test_host_input_refused():
 
 # ------------------------------------------------------------ GPU ---
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("density", [0.0, 0.001, 0.05, 0.3, 0.5, 0.59, 0.8, 1.0])
 @pytest.mark.parametrize("shape", [(1000,), (61, 97), (300, 257), (17, 23, 29)])
 def test_random_masks(rng, density, shape):
@@ -102,7 +101,7 @@ def test_random_masks(rng, density, shape):
     check_label(host, np.ones((3,) * len(shape)))
 
 
-@gpu
+@pytest.mark.gpu
 def test_single_pixel_and_trivial(rng):
     for shape in [(1,), (1, 1), (1, 1, 1), (5, 7), (4, 5, 6)]:
         a = np.zeros(shape, dtype=np.int32)
@@ -112,7 +111,7 @@ def test_single_pixel_and_trivial(rng):
         assert check_label(np.ones(shape, np.uint8)) == 1
 
 
-@gpu
+@pytest.mark.gpu
 def test_components_touch_every_border():
     a = np.zeros((64, 80), dtype=bool)
     a[0, :] = a[-1, :] = a[:, 0] = a[:, -1] = True       # one frame
@@ -131,7 +130,7 @@ def test_components_touch_every_border():
     check_label(edges, np.ones((3, 3, 3)))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(129, 130), (1000, 37), (37, 1000)])
 def test_snakes_and_checkerboards(shape):
     check_label(snake(*shape))
@@ -143,7 +142,7 @@ def test_snakes_and_checkerboards(shape):
     check_label(board, np.array([[1, 0, 1], [0, 1, 0], [1, 0, 1]]))
 
 
-@gpu
+@pytest.mark.gpu
 def test_spiral():
     n = 201
     a = np.zeros((n, n), dtype=bool)
@@ -158,7 +157,7 @@ def test_spiral():
     check_label(a[::-1, ::-1].copy())
 
 
-@gpu
+@pytest.mark.gpu
 def test_every_2d_structure(rng):
     host = rng.random((83, 71)) < 0.45
     for s in symmetric_structures(2):
@@ -171,14 +170,14 @@ def test_every_2d_structure(rng):
     check_label(host, np.zeros((3, 3)))
 
 
-@gpu
+@pytest.mark.gpu
 def test_every_1d_structure(rng):
     host = rng.random(5000) < 0.5
     for s in symmetric_structures(1):
         check_label(host, s)
 
 
-@gpu
+@pytest.mark.gpu
 def test_3d_structures(rng):
     host = rng.random((19, 31, 27)) < 0.3
     structures = symmetric_structures(3)
@@ -189,7 +188,7 @@ def test_3d_structures(rng):
         check_label(host, snd.generate_binary_structure(3, c))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int32, np.int64, np.uint64,
                                    np.float16, np.float32, np.float64])
 def test_input_dtypes(rng, dtype):
@@ -201,7 +200,7 @@ def test_input_dtypes(rng, dtype):
     check_label(host)
 
 
-@gpu
+@pytest.mark.gpu
 def test_strided_views(rng):
     host = rng.random((200, 300)) < 0.45
     dev = gp.asarray(host)
@@ -217,7 +216,7 @@ def test_strided_views(rng):
     np.testing.assert_array_equal(got.get(), want)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float64, np.float32, np.uint16,
                                    np.int16, np.uint32, np.uint64])
 def test_output_array(rng, dtype):
@@ -231,7 +230,7 @@ def test_output_array(rng, dtype):
     assert out.dtype == np.dtype(dtype)
 
 
-@gpu
+@pytest.mark.gpu
 def test_output_strided_array(rng):
     host = rng.random((40, 50)) < 0.5
     want, n = snd.label(host)
@@ -258,7 +257,7 @@ def check_output_dtype(host, dtype):
     return False
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.int64, np.float64, np.uint8, np.int8, "int16",
                                    np.float32])
 def test_output_dtype(rng, dtype):
@@ -269,7 +268,7 @@ def test_output_dtype(rng, dtype):
     assert raised == (np.dtype(dtype).itemsize == 1)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype, limit", [(np.uint8, 255), (np.int8, 127), (np.int16, 32767)])
 def test_output_dtype_limit(dtype, limit):
     # k U-shaped components, each two prongs joined below (two provisional
@@ -281,7 +280,7 @@ def test_output_dtype_limit(dtype, limit):
         assert check_output_dtype(host, dtype) == (k > limit)
 
 
-@gpu
+@pytest.mark.gpu
 def test_output_too_small():
     host = np.zeros(600, dtype=bool)
     host[::2] = True                                     # 300 labels
@@ -297,7 +296,7 @@ def test_output_too_small():
     assert gnd.label(gp.asarray(host), output=out) == 100
 
 
-@gpu
+@pytest.mark.gpu
 def test_bad_arguments(rng):
     dev = gp.asarray(rng.random((10, 12)) < 0.5)
     with pytest.raises(RuntimeError, match="equal rank"):
@@ -319,7 +318,7 @@ def test_bad_arguments(rng):
     assert n == snd.label(dev.get(), np.ones((3, 3)))[1]
 
 
-@gpu
+@pytest.mark.gpu
 def test_zero_d_and_empty():
     for v in (0, 5):
         want, n = snd.label(np.array(v))
@@ -332,7 +331,7 @@ def test_zero_d_and_empty():
     assert gnd.label(gp.zeros((3, 0)), output=out) == 0
 
 
-@gpu
+@pytest.mark.gpu
 def test_many_tiles_and_many_components(rng):
     # More than 4096 tiles of 4096 elements: the flatten's tile-offset scan
     # takes several rounds; ~ 5 million components.
@@ -342,7 +341,7 @@ def test_many_tiles_and_many_components(rng):
     check_label(vol, np.ones((3, 3, 3)))
 
 
-@gpu
+@pytest.mark.gpu
 def test_lesson_sky_float64_output():
     """The lesson: segment the sky at 5 sigma with where, label into a
     float64 array, compare with SciPy."""
@@ -360,7 +359,7 @@ def test_lesson_sky_float64_output():
     check_label(segmented, np.ones((3, 3)))
 
 
-@gpu
+@pytest.mark.gpu
 def test_repeatable_and_stream_safe(rng):
     host = rng.random((512, 512)) < 0.5
     dev = gp.asarray(host)
@@ -371,7 +370,7 @@ def test_repeatable_and_stream_safe(rng):
         assert bool((again == first).all())
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("shape", list(itertools.product([1, 2, 3], [1, 2, 5])))
 def test_tiny_shapes(rng, shape):
     for _ in range(5):

@@ -13,7 +13,6 @@ import scipy.ndimage as snd
 import gpuarr as gp
 from gpuarr.scipy import ndimage as gnd
 
-gpu = pytest.mark.gpu
 
 STATS = ["sum_labels", "sum", "mean", "variance", "standard_deviation", "minimum", "maximum",
          "median"]
@@ -82,7 +81,7 @@ def test_exports():
 
 # ------------------------------------------------------------ GPU ---
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("name", STATS)
 @pytest.mark.parametrize("index", list(INDEXES))
 def test_statistics(rng, name, index):
@@ -90,7 +89,7 @@ def test_statistics(rng, name, index):
     check_stat(name, values, labels, INDEXES[index](12))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("name", STATS)
 def test_statistics_device_index(rng, name):
     values, labels = random_case(rng)
@@ -98,7 +97,7 @@ def test_statistics_device_index(rng, name):
     check_stat(name, values, labels, [7, 3, 3, 11], dev_index=True)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("name", STATS)
 def test_device_index_of_consecutive_labels(rng, name):
     """A device index holding consecutive integers once each is measured
@@ -113,7 +112,7 @@ def test_device_index_of_consecutive_labels(rng, name):
         check_stat(name, values, labels.astype(np.float64), idx, dev_index=True)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("name", STATS)
 def test_statistics_without_labels(rng, name):
     values, _ = random_case(rng)
@@ -123,7 +122,7 @@ def test_statistics_without_labels(rng, name):
     np.testing.assert_allclose(got.get(), want, rtol=1e-9, atol=1e-9)   # as check_stat
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("label_dtype", [np.int32, np.int64, np.uint8, np.uint16, np.float64,
                                          np.float32, np.uint64])
 @pytest.mark.parametrize("value_dtype", [np.float32, np.float64, np.int16, np.uint8, np.int64])
@@ -149,7 +148,7 @@ def test_dtypes(rng, label_dtype, value_dtype):
         np.testing.assert_allclose(got.get(), want, rtol=2e-6, atol=atol)
 
 
-@gpu
+@pytest.mark.gpu
 def test_bool_labels(rng):
     values, labels = random_case(rng)
     b = labels > 5
@@ -158,7 +157,7 @@ def test_bool_labels(rng):
         check_stat(name, values, b, [True])
 
 
-@gpu
+@pytest.mark.gpu
 def test_float_index_on_int_labels(rng):
     values, labels = random_case(rng)
     # SciPy compares labels == index; 2.5 matches nothing, 3.0 matches 3.
@@ -166,7 +165,7 @@ def test_float_index_on_int_labels(rng):
         check_stat("sum_labels", values, labels, index)
 
 
-@gpu
+@pytest.mark.gpu
 def test_broadcast_labels(rng):
     values = rng.standard_normal((20, 30))
     labels = rng.integers(0, 4, (1, 30))
@@ -178,7 +177,7 @@ def test_broadcast_labels(rng):
         gnd.sum_labels(gp.asarray(values), gp.asarray(labels[:, :7]), [1])
 
 
-@gpu
+@pytest.mark.gpu
 def test_empty_index(rng):
     values, labels = random_case(rng)
     got = gnd.sum_labels(gp.asarray(values), gp.asarray(labels), [])
@@ -186,7 +185,7 @@ def test_empty_index(rng):
     assert gnd.center_of_mass(gp.asarray(values), gp.asarray(labels), []) == []
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("label_dtype", [np.int32, np.int64, np.float64])
 def test_index_tables(rng, label_dtype):
     """Indexes that need a slot table: small ones (made by the launch that
@@ -273,7 +272,7 @@ def test_first_positions_reference():
                         snd.minimum_position(values, labels, [1, 2]))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("name", ["minimum_position", "maximum_position"])
 @pytest.mark.parametrize("index", ["none", "int", "list", "range", "unsorted_repeats"])
 @pytest.mark.parametrize("value_dtype", [np.int16, np.float64])   # many ties / none
@@ -284,7 +283,7 @@ def test_positions(rng, name, index, value_dtype):
     check_positions(got, values, labels, idx, name, getattr(snd, name)(values, labels, idx))
 
 
-@gpu
+@pytest.mark.gpu
 def test_positions_3d_and_without_labels(rng):
     values = rng.integers(0, 5, (6, 7, 8)).astype(np.float32)
     labels = rng.integers(0, 4, (6, 7, 8))
@@ -299,7 +298,7 @@ def test_positions_3d_and_without_labels(rng):
                         values, labels, [3, 1], name, getattr(snd, name)(values, labels, [3, 1]))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("index", ["none", "int", "list", "range", "unsorted_repeats"])
 @pytest.mark.parametrize("value_dtype", [np.int16, np.float32])
 def test_extrema(rng, index, value_dtype):
@@ -313,7 +312,7 @@ def test_extrema(rng, index, value_dtype):
     check_positions(gphi, values, labels, idx, "maximum_position", wphi)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("index", ["none", "int", "list", "range", "unsorted_repeats",
                                    "numpy_array"])
 @pytest.mark.parametrize("shape", [(500,), (57, 83), (9, 10, 11)])
@@ -332,7 +331,7 @@ def test_center_of_mass(rng, index, shape):
         np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-9)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("label_dtype", [np.int32, np.int64])
 def test_large_dense_labels(rng, label_dtype):
     """An image of several million elements, most of them labelled: every
@@ -354,7 +353,7 @@ def test_large_dense_labels(rng, label_dtype):
                                                                 "minimum_position")
 
 
-@gpu
+@pytest.mark.gpu
 def test_center_of_mass_device_index_and_no_labels(rng):
     values, labels = random_case(rng)
     values = np.abs(values) + 1
@@ -373,7 +372,7 @@ def test_center_of_mass_device_index_and_no_labels(rng):
 
 # ------------------------------------------------------- find_objects ---
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(300,), (40, 50), (7, 8, 9)])
 def test_find_objects(rng, shape):
     lab = rng.integers(0, 9, shape)
@@ -386,7 +385,7 @@ def test_find_objects(rng, shape):
     assert gnd.find_objects(gp.zeros(shape, np.int32)) == snd.find_objects(np.zeros(shape, int))
 
 
-@gpu
+@pytest.mark.gpu
 def test_find_objects_of_label_output(rng):
     mask = rng.random((100, 120)) < 0.3
     want = snd.find_objects(snd.label(mask)[0])
@@ -396,7 +395,7 @@ def test_find_objects_of_label_output(rng):
 
 # ----------------------------------- histogram, comprehension, indices ---
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("index", ["none", "int", "list"])
 def test_histogram(rng, index):
     values, labels = random_case(rng)
@@ -411,7 +410,7 @@ def test_histogram(rng, index):
                                   snd.histogram(values, -5, 5, 7))
 
 
-@gpu
+@pytest.mark.gpu
 def test_labeled_comprehension(rng):
     values, labels = random_case(rng)
     idx = [1, 2, 5, 40]                               # 40: absent -> default
@@ -444,7 +443,7 @@ def test_labeled_comprehension(rng):
     np.testing.assert_allclose(host(got), want)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.int8])
 def test_value_indices(rng, dtype):
     arr = rng.integers(0, 6, (13, 17)).astype(dtype)
@@ -466,7 +465,7 @@ def test_value_indices(rng, dtype):
 
 # ------------------------------------------------------------- lesson ---
 
-@gpu
+@pytest.mark.gpu
 def test_lesson_positions_and_fluxes():
     """The lesson's final check: label on CPU and GPU, measure every source,
     np.allclose on positions and fluxes."""
@@ -494,7 +493,7 @@ def test_lesson_positions_and_fluxes():
     assert np.allclose(fluxes, gnd.sum_labels(data_gpu, lab32, gp.arange(1, m + 1)).get())
 
 
-@gpu
+@pytest.mark.gpu
 def test_device_index_everywhere(rng):
     """A device index takes the one-call path (its slot table made by the
     measurement's own call) in every function that accepts an index."""

@@ -71,7 +71,6 @@ settings.load_profile(os.environ.get("GPUARR_HYPOTHESIS_PROFILE", "ci"))
 # Host-only properties cost microseconds an example: four times as many.
 many = settings(max_examples=4 * settings.default.max_examples)
 
-gpu = pytest.mark.gpu
 
 
 @pytest.fixture(autouse=True)
@@ -567,7 +566,7 @@ def _compare_ufunc(name, got, want, operands):
         assert_close(host, want)
 
 
-@gpu
+@pytest.mark.gpu
 @given(data=st.data())
 def test_binary_ufuncs_on_views_of_any_two_dtypes(data):
     """Binary ufuncs of two views (broadcast against each other) of any two
@@ -605,7 +604,7 @@ def _scalars(name):
     return python | numpy_typed
 
 
-@gpu
+@pytest.mark.gpu
 @given(data=st.data())
 def test_binary_ufuncs_with_scalars_follow_nep50(data):
     """A Python scalar takes the array's dtype (weak; OverflowError where an
@@ -637,7 +636,7 @@ ROUNDING_UNARY = {"sqrt": ALL_DTYPES, "log": ALL_DTYPES, "exp": REAL, "sin": REA
                   "arctan": REAL}
 
 
-@gpu
+@pytest.mark.gpu
 @given(data=st.data())
 def test_unary_ufuncs_on_views(data):
     """Unary ufuncs of any view of any dtype: NumPy's dtype and values (NaN,
@@ -657,7 +656,7 @@ def test_unary_ufuncs_on_views(data):
 
 # ===================================================== reductions (GPU)
 
-@gpu
+@pytest.mark.gpu
 @given(data=st.data())
 def test_reductions_over_every_axis_form(data):
     """Every reduction and nan-reduction of a view (NaN too), axis None,
@@ -701,7 +700,7 @@ def _rounding_scale(func, h, axis, keepdims):
 
 # ====================================================== sorting (GPU)
 
-@gpu
+@pytest.mark.gpu
 @given(data=st.data())
 def test_sort_and_argsort(data):
     """sort equals NumPy's (NaN last), argsort NumPy's stable argsort (ties
@@ -729,7 +728,7 @@ def test_sort_and_argsort(data):
             assert_equal(ours(d, axis=axis), want)
 
 
-@gpu
+@pytest.mark.gpu
 @given(data=st.data())
 def test_unique_with_every_output(data):
     """unique of any view (ties, NaN, signed zeros) with any of index,
@@ -752,7 +751,7 @@ def test_unique_with_every_output(data):
         assert_equal(g, w)
 
 
-@gpu
+@pytest.mark.gpu
 @given(data=st.data())
 def test_searchsorted(data):
     """Insertion points in a sorted strided array, or in any view through
@@ -795,7 +794,7 @@ INTERPOLATING = ("linear", "midpoint", "averaged_inverted_cdf", "interpolated_in
 QUANTILE_RTOL = {"e": 4e-3, "f": 2e-5, "d": 1e-11}
 
 
-@gpu
+@pytest.mark.gpu
 @given(data=st.data())
 def test_median_percentile_quantile(data):
     """median, nanmedian, percentile, quantile and their nan forms over
@@ -844,7 +843,7 @@ def test_median_percentile_quantile(data):
 
 # ===================================================== indexing (GPU)
 
-@gpu
+@pytest.mark.gpu
 @given(data=st.data())
 def test_basic_indexing_gives_numpys_view(data):
     """A basic index of any view is NumPy's view: shape, strides, the
@@ -866,7 +865,7 @@ def test_basic_indexing_gives_numpys_view(data):
     assert_view_like(got, dbase, want, hbase)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 @given(data=st.data())
 def test_basic_assignment(data):
@@ -913,7 +912,7 @@ def test_basic_assignment(data):
     assert_same(dbase.get(), hbase)
 
 
-@gpu
+@pytest.mark.gpu
 @given(data=st.data())
 def test_advanced_indexing_get(data):
     """Integer arrays (device, host, lists; int32 and int64; broadcast
@@ -934,7 +933,7 @@ def test_advanced_indexing_get(data):
     assert_same(d[didx].get(), want)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 @given(data=st.data())
 def test_advanced_indexing_set(data):
@@ -979,7 +978,7 @@ def test_advanced_indexing_set(data):
 
 # ======================================================== label (GPU)
 
-@gpu
+@pytest.mark.gpu
 @given(data=st.data())
 def test_label_random_masks(data):
     """label of a random mask (any dtype, any view, density) with the

@@ -14,7 +14,6 @@ from scipy import stats
 import gpuarr as gp
 from gpuarr import _core
 
-gpu = pytest.mark.gpu
 N = 10**6
 MASK64 = (1 << 64) - 1
 
@@ -156,7 +155,7 @@ def philox_words(g, blocks):
     return numpy.array(words, dtype=numpy.uint64).ravel()
 
 
-@gpu
+@pytest.mark.gpu
 def test_stream_matches_host_philox():
     g = gp.random.default_rng(7)
     w = philox_words(g, 8)
@@ -174,7 +173,7 @@ def test_stream_matches_host_philox():
     assert g._ctr_lo == 6
 
 
-@gpu
+@pytest.mark.gpu
 def test_alignment_and_tails_do_not_change_the_stream():
     for dtype in (numpy.float32, numpy.float64):
         ref = host(gp.random.default_rng(3).random(1001, dtype=dtype))
@@ -189,7 +188,7 @@ def test_alignment_and_tails_do_not_change_the_stream():
         assert out.shape == (1001,)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype,bits", [(numpy.float32, 24), (numpy.float64, 53)])
 def test_uniform_statistics(dtype, bits):
     x = host(gp.random.default_rng(11).random(N, dtype=dtype))
@@ -203,7 +202,7 @@ def test_uniform_statistics(dtype, bits):
     assert stats.chisquare(counts).pvalue > 1e-6
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
 def test_uniform_low_high(dtype):
     x = host(gp.random.uniform(-3.0, 5.0, size=(1000, 1000), dtype=dtype))
@@ -214,7 +213,7 @@ def test_uniform_low_high(dtype):
     assert y.min() >= 2 and y.max() < 3
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
 def test_normal_statistics(dtype):
     z = host(gp.random.default_rng(12).standard_normal(N, dtype=dtype))
@@ -232,7 +231,7 @@ def test_normal_statistics(dtype):
                            / expected[keep].sum()).pvalue > 1e-6
 
 
-@gpu
+@pytest.mark.gpu
 def test_normal_loc_scale_and_randn():
     z = host(gp.random.normal(3.0, 2.0, size=N))
     assert abs(z.mean() - 3) < 5 * 2 / math.sqrt(N)
@@ -242,7 +241,7 @@ def test_normal_loc_scale_and_randn():
     assert gp.random.default_rng(1).normal(0, 0, size=10).get().tolist() == [0.0] * 10
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [numpy.int8, numpy.uint8, numpy.int16, numpy.uint16,
                                    numpy.int32, numpy.uint32, numpy.int64, numpy.uint64])
 def test_randint_small_range(dtype):
@@ -255,7 +254,7 @@ def test_randint_small_range(dtype):
     assert stats.chisquare(counts).pvalue > 1e-6
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [numpy.int8, numpy.uint8, numpy.int16, numpy.uint16])
 def test_randint_full_range(dtype):
     info = numpy.iinfo(dtype)
@@ -265,7 +264,7 @@ def test_randint_full_range(dtype):
     assert stats.chisquare(counts).pvalue > 1e-6
 
 
-@gpu
+@pytest.mark.gpu
 def test_integers_wide_ranges():
     g = gp.random.default_rng(13)
     # 3 * 2**62 > 2**32 takes 128 random bits a value; three equal bins.
@@ -283,7 +282,7 @@ def test_integers_wide_ranges():
     assert abs(u32.astype(numpy.float64).mean() / 2**32 - 0.5) < 5 * math.sqrt(1 / 12 / N)
 
 
-@gpu
+@pytest.mark.gpu
 def test_randint_bool_and_endpoint():
     b = host(gp.random.randint(2, size=N, dtype=bool))
     assert b.dtype == numpy.bool_
@@ -295,7 +294,7 @@ def test_randint_bool_and_endpoint():
     assert (one == 7).all()
 
 
-@gpu
+@pytest.mark.gpu
 def test_reproducible_and_advancing():
     gp.random.seed(5)
     a = host(gp.random.rand(1000))
@@ -312,7 +311,7 @@ def test_reproducible_and_advancing():
     numpy.testing.assert_array_equal(host(rs1.randn(100)), host(rs2.randn(100)))
 
 
-@gpu
+@pytest.mark.gpu
 def test_shapes_and_dtypes():
     assert gp.random.rand(2, 3).shape == (2, 3)
     assert gp.random.rand(2, 3).dtype == numpy.float64
@@ -335,7 +334,7 @@ def test_shapes_and_dtypes():
     assert g.choice(5).shape == ()
 
 
-@gpu
+@pytest.mark.gpu
 def test_generator_out():
     g = gp.random.default_rng(0)
     o = gp.empty((4, 5))
@@ -353,7 +352,7 @@ def test_generator_out():
         g.random(out=gp.empty((3, 4))[:, ::2])
 
 
-@gpu
+@pytest.mark.gpu
 def test_permutation_of_int():
     p = host(gp.random.permutation(N))
     assert p.dtype == numpy.int64
@@ -371,7 +370,7 @@ def test_permutation_of_int():
     assert stats.chisquare(list(counts.values())).pvalue > 1e-6
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [numpy.int8, numpy.int16, numpy.float32, numpy.float64,
                                    numpy.complex128])
 @pytest.mark.parametrize("shape", [(100,), (50, 3), (20, 4, 5)])
@@ -391,7 +390,7 @@ def test_permutation_of_array(dtype, shape):
     assert not numpy.array_equal(hp, before)
 
 
-@gpu
+@pytest.mark.gpu
 def test_generator_permutation_axis():
     x = gp.arange(24).reshape(2, 12)
     p = host(gp.random.default_rng(3).permutation(x, axis=1))
@@ -400,7 +399,7 @@ def test_generator_permutation_axis():
     numpy.testing.assert_array_equal(p[1], p[0] + 12)
 
 
-@gpu
+@pytest.mark.gpu
 def test_shuffle_in_place():
     x = gp.arange(1000)
     gp.random.shuffle(x)
@@ -427,7 +426,7 @@ def test_shuffle_in_place():
     assert host(one).tolist() == [0]
 
 
-@gpu
+@pytest.mark.gpu
 def test_choice():
     c = host(gp.random.choice(10, size=N))
     assert c.dtype == numpy.int64 and c.min() == 0 and c.max() == 9
@@ -444,7 +443,7 @@ def test_choice():
     assert host(gp.random.choice(0, 0)).shape == (0,)
 
 
-@gpu
+@pytest.mark.gpu
 def test_generator_choice_rows_and_axis():
     g = gp.random.default_rng(8)
     x = gp.arange(24).reshape(2, 3, 4)

@@ -15,7 +15,6 @@ import gpuarr as gp
 from gpuarr import _core
 from gpuarr._reductions import _result_dtype
 
-gpu = pytest.mark.gpu
 
 FUNCS = ["sum", "prod", "mean", "var", "std", "min", "max", "ptp", "argmin", "argmax", "all",
          "any", "count_nonzero"]
@@ -304,7 +303,7 @@ def test_result_dtypes_are_numpys(dtype):
 
 # ============================================================ on the device
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("layout", ["c", "t", "neg", "slice"])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("func", FUNCS)
@@ -326,7 +325,7 @@ def test_against_numpy(func, dtype, layout, rng):
             assert_matches(getattr(x, func)(**kw), want, atol=scale_of(func, host, axis, keepdims))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("func", FUNCS)
 def test_axis_none_gives_a_0d_device_array(func, rng):
     x = gp.asarray(sample(rng, (4, 5), np.float32, func))
@@ -336,7 +335,7 @@ def test_axis_none_gives_a_0d_device_array(func, rng):
     assert float(r) == pytest.approx(float(host), rel=1e-5, abs=1e-3)
 
 
-@gpu
+@pytest.mark.gpu
 def test_scalars_read_on_demand(rng):
     x = gp.asarray(np.array([1.5, 2.5, -1.0]))
     assert float(x.sum()) == 3.0
@@ -345,7 +344,7 @@ def test_scalars_read_on_demand(rng):
     assert gp.allclose(x, x + 1e-9) and not gp.array_equal(x, x + 1)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64])
 def test_nan_propagates_and_argmin_finds_the_first(dtype, rng):
     host = sample(rng, (6, 50), dtype)
@@ -360,7 +359,7 @@ def test_nan_propagates_and_argmin_finds_the_first(dtype, rng):
                            atol=scale_of(func, host, axis, False))
 
 
-@gpu
+@pytest.mark.gpu
 def test_argmin_first_index_across_blocks(rng):
     # many equal extremes and NaNs far apart: the reduction is split among
     # blocks, and the first index must still win
@@ -377,7 +376,7 @@ def test_argmin_first_index_across_blocks(rng):
     assert_matches(gp.asarray(cols.T.copy()).argmin(axis=1), np.argmin(cols.T, axis=1))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("func", ["sum", "mean", "var", "std", "min", "max", "argmin", "all",
                                   "count_nonzero", "prod"])
 @pytest.mark.parametrize("shape, axis", [((3_000_000,), None), ((200_000, 5), 0),
@@ -395,7 +394,7 @@ def test_big_inputs_take_the_split_paths(func, shape, axis, rng):
     assert_matches(device_call(func, xt, axis=axis), want, atol=atol)
 
 
-@gpu
+@pytest.mark.gpu
 def test_float32_accuracy(rng):
     # std of the lesson's 4.2M-element float32 vector, with an offset that
     # punishes a naive sum of squares
@@ -415,7 +414,7 @@ def test_float32_accuracy(rng):
         1e-3 * np.sum(np.abs(half.astype(np.float64)))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("func", FUNCS)
 @pytest.mark.parametrize("dtype", [np.int32, np.float32, np.complex64, np.bool_])
 def test_zero_d_and_size_one(func, dtype, rng):
@@ -432,7 +431,7 @@ def test_zero_d_and_size_one(func, dtype, rng):
             assert_matches(device_call(func, x, **kw), reference(func, host, **kw))
 
 
-@gpu
+@pytest.mark.gpu
 def test_empty_inputs():
     e = gp.zeros((0,), np.int32)
     assert_matches(gp.sum(e), np.int64(0))
@@ -468,13 +467,13 @@ def test_empty_inputs():
                        np.var(np.array([1.0, 2.0, 4.0]), ddof=5))
 
 
-@gpu
+@pytest.mark.gpu
 def test_ptp_of_bool_is_refused():
     with pytest.raises(TypeError, match="boolean subtract"):
         gp.ptp(gp.ones(3, bool))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("func, dtype, arg", [
     ("sum", np.int8, np.int8), ("sum", np.int32, np.float32), ("sum", np.float32, np.float64),
     ("sum", np.int64, np.float64), ("sum", np.int8, np.bool_), ("sum", np.float64, np.float16),
@@ -500,7 +499,7 @@ def test_dtype_argument(func, dtype, arg, rng):
                        atol=scale_of(func, summed, axis, False))
 
 
-@gpu
+@pytest.mark.gpu
 def test_out_argument(rng):
     host = sample(rng, (20, 30), np.float32)
     x = gp.asarray(host)
@@ -536,7 +535,7 @@ def test_out_argument(rng):
     assert_matches(y, want, atol=np.sum(np.abs(host)))
 
 
-@gpu
+@pytest.mark.gpu
 def test_out_errors_leave_out_unchanged(rng):
     x = gp.asarray(sample(rng, (4, 5), np.float64))
     out = gp.full((4,), 7.0)
@@ -553,7 +552,7 @@ def test_out_errors_leave_out_unchanged(rng):
     assert (out.get() == 7.0).all()
 
 
-@gpu
+@pytest.mark.gpu
 def test_axis_errors(rng):
     x = gp.asarray(sample(rng, (3, 4), np.float32))
     for func in FUNCS:
@@ -571,7 +570,7 @@ def test_axis_errors(rng):
         gp.sum(x, where=x > 0)
 
 
-@gpu
+@pytest.mark.gpu
 def test_initial_and_sequences(rng):
     host = sample(rng, (6, 7), np.int8)
     x = gp.asarray(host)
@@ -582,7 +581,7 @@ def test_initial_and_sequences(rng):
     assert_matches(gp.max(2.5), np.max(2.5))
 
 
-@gpu
+@pytest.mark.gpu
 def test_var_ddof_and_correction(rng):
     host = sample(rng, (30, 40), np.float64)
     x = gp.asarray(host)
@@ -594,7 +593,7 @@ def test_var_ddof_and_correction(rng):
         gp.var(x, ddof=1, correction=1)
 
 
-@gpu
+@pytest.mark.gpu
 def test_numpy_functions_dispatch_to_the_device(rng):
     host = sample(rng, (8, 9), np.float64)
     x = gp.asarray(host)
@@ -649,7 +648,7 @@ NAN_DTYPES = [np.dtype(t) for t in (np.bool_, np.int16, np.uint8, np.int64, np.f
                                     np.float32, np.float64, np.complex64, np.complex128)]
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("layout", ["c", "t", "neg", "slice"])
 @pytest.mark.parametrize("dtype", NAN_DTYPES, ids=str)
 @pytest.mark.parametrize("func", NAN_FUNCS)
@@ -663,7 +662,7 @@ def test_nan_functions_against_numpy(func, dtype, layout, rng):
         check_nan_func(func, host, x, axis=axis, keepdims=keepdims)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("func", NAN_FUNCS)
 def test_nan_functions_big_inputs(func, rng):
     # the split (two-kernel) paths, with NaNs; whole NaN columns where
@@ -677,7 +676,7 @@ def test_nan_functions_big_inputs(func, rng):
     check_nan_func(func, host, gp.asarray(host), axis=0)
 
 
-@gpu
+@pytest.mark.gpu
 def test_all_nan_slices_follow_numpy():
     host = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan]])
     x = gp.asarray(host)
@@ -720,7 +719,7 @@ def test_all_nan_slices_follow_numpy():
         assert_matches(gp.nanmean(gp.asarray(inf)), want)
 
 
-@gpu
+@pytest.mark.gpu
 def test_nanargmin_counts_nan_as_infinity():
     # NumPy replaces NaN by +inf (argmin) / -inf (argmax): ties go to the
     # first index, even a NaN's
@@ -732,7 +731,7 @@ def test_nanargmin_counts_nan_as_infinity():
         assert int(gp.nanargmax(x)) == np.nanargmax(host), host
 
 
-@gpu
+@pytest.mark.gpu
 def test_nan_functions_empty_and_errors(rng):
     e = gp.zeros((0,), np.float32)
     assert_matches(gp.nansum(e), np.nansum(np.zeros(0, np.float32)))
@@ -758,7 +757,7 @@ def test_nan_functions_empty_and_errors(rng):
         gp.nanargmin(x, axis=(0, 1))
 
 
-@gpu
+@pytest.mark.gpu
 def test_nan_functions_dtype_out_initial(rng):
     host = with_nans(rng, sample(rng, (30, 40), np.float64))
     x = gp.asarray(host)
@@ -780,7 +779,7 @@ def test_nan_functions_dtype_out_initial(rng):
     assert_matches(gp.nanvar(x, ddof=1, axis=1), np.nanvar(host, ddof=1, axis=1))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.float32, np.float64, np.complex64])
 def test_average_against_numpy(dtype, rng):
     host = sample(rng, (4, 5, 6), dtype)
@@ -823,7 +822,7 @@ def test_average_against_numpy(dtype, rng):
     assert_matches(wsum, np.average(host, axis=1, weights=w1, returned=True)[1])
 
 
-@gpu
+@pytest.mark.gpu
 def test_average_errors(rng):
     x = gp.asarray(sample(rng, (3, 4), np.float64))
     with pytest.raises(TypeError, match="Axis must be specified"):
@@ -836,7 +835,7 @@ def test_average_errors(rng):
         gp.average(x, axis=2)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int64, np.float32,
                                    np.complex64])
 def test_diff_against_numpy(dtype, rng):
@@ -861,7 +860,7 @@ def test_diff_against_numpy(dtype, rng):
         gp.diff(gp.asarray(one))
 
 
-@gpu
+@pytest.mark.gpu
 def test_numpy_dispatch_of_the_new_functions(rng):
     host = with_nans(rng, sample(rng, (8, 9), np.float64))
     x = gp.asarray(host)
@@ -881,7 +880,7 @@ def test_numpy_dispatch_of_the_new_functions(rng):
                    atol=np.cumsum(np.abs(clean), axis=1))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.uint32,
                                    np.int64, np.uint64], ids=str)
 def test_integer_mean_is_numpys_exact_quotient(dtype, rng):

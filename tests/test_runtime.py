@@ -16,14 +16,13 @@ from gpuarr import _core
 from gpuarr.cuda import Device, Event, Stream, get_current_stream, get_elapsed_time, runtime
 from gpuarr.profiler import PerfCaseResult
 
-GPU = pytest.mark.gpu
 
 
 def multi_gpu(f):
     """GPU test that needs two devices."""
     def n_devices():
         return runtime.getDeviceCount() if gp.is_available() else 0
-    return GPU(pytest.mark.skipif(n_devices() < 2, reason="needs 2 GPUs")(f))
+    return pytest.mark.gpu(pytest.mark.skipif(n_devices() < 2, reason="needs 2 GPUs")(f))
 
 
 def clock_khz(device=None):
@@ -162,7 +161,7 @@ def test_result_format_single_repeat_devices_and_long_names():
 
 # ============================================================ GPU: devices
 
-@GPU
+@pytest.mark.gpu
 def test_device_context_and_properties():
     with Device(0) as d:
         assert gp.cuda.get_device_id() == 0 and d.id == 0
@@ -194,7 +193,7 @@ def test_device_context_and_properties():
           f"{props['clockRate'] / 1e3:.0f} MHz, driver {runtime.driverGetVersion()}")
 
 
-@GPU
+@pytest.mark.gpu
 def test_device_out_of_range_names_the_count():
     n = runtime.getDeviceCount()
     before = gp.cuda.get_device_id()
@@ -213,7 +212,7 @@ def test_device_out_of_range_names_the_count():
 
 # ============================================================= GPU: events
 
-@GPU
+@pytest.mark.gpu
 def test_a_destroyed_streams_cached_blocks_wait_for_its_work():
     """A block freed on a stream is cached under the stream's handle; the
     stream's destruction waits for its work, so a next stream that gets the
@@ -236,7 +235,7 @@ def test_a_destroyed_streams_cached_blocks_wait_for_its_work():
         del b, s2
 
 
-@GPU
+@pytest.mark.gpu
 def test_events_time_a_spin_kernel_against_the_clock_rate():
     khz = clock_khz()
     _core._spin(200 * khz)          # ~200 ms so the clocks are up
@@ -257,7 +256,7 @@ def test_events_time_a_spin_kernel_against_the_clock_rate():
     assert 1.7 <= times[1] / times[0] <= 2.3
 
 
-@GPU
+@pytest.mark.gpu
 def test_event_errors_are_exceptions():
     with pytest.raises(ValueError, match="start_event has not been recorded"):
         get_elapsed_time(Event(), Event())
@@ -286,7 +285,7 @@ def test_event_errors_are_exceptions():
 
 # ============================================================ GPU: streams
 
-@GPU
+@pytest.mark.gpu
 def test_stream_basics_and_foreign_ptr():
     s = Stream()
     assert s.ptr != 0 and s.device_id == gp.cuda.get_device_id()
@@ -310,7 +309,7 @@ def test_stream_basics_and_foreign_ptr():
     nb.synchronize()
 
 
-@GPU
+@pytest.mark.gpu
 def test_stream_context_nesting_and_threads():
     s1, s2 = Stream(), Stream(non_blocking=True)
     assert get_current_stream() is Stream.null
@@ -344,7 +343,7 @@ def test_stream_context_nesting_and_threads():
     assert get_current_stream() is Stream.null
 
 
-@GPU
+@pytest.mark.gpu
 def test_query_is_false_while_a_spin_runs():
     s = Stream()
     with s:
@@ -355,7 +354,7 @@ def test_query_is_false_while_a_spin_runs():
     assert s.query() is True and e.query() is True and e.done
 
 
-@GPU
+@pytest.mark.gpu
 def test_wait_event_orders_two_streams():
     n = 1 << 20
     a = gp.zeros(n, dtype=gp.float32)
@@ -385,7 +384,7 @@ def test_wait_event_orders_two_streams():
     np.testing.assert_array_equal(gp.asnumpy(c), np.zeros(n, np.float32))
 
 
-@GPU
+@pytest.mark.gpu
 def test_events_on_a_non_blocking_stream_time_its_work():
     khz = clock_khz()
     s = Stream(non_blocking=True)
@@ -398,7 +397,7 @@ def test_events_on_a_non_blocking_stream_time_its_work():
 
 # ========================================================== GPU: benchmark
 
-@GPU
+@pytest.mark.gpu
 def test_benchmark_result_shapes_name_and_repr():
     x = gp.ones(1 << 16, dtype=gp.float32)
     r = gp.benchmark(gp.sqrt, (x,), n_repeat=20)
@@ -421,7 +420,7 @@ def test_benchmark_result_shapes_name_and_repr():
     print(r)
 
 
-@GPU
+@pytest.mark.gpu
 def test_benchmark_warmup_kwargs_and_errors():
     calls = []
 
@@ -442,7 +441,7 @@ def test_benchmark_warmup_kwargs_and_errors():
     assert gp.benchmark(noop, n_repeat=2).cpu_times.shape == (2,)   # still usable
 
 
-@GPU
+@pytest.mark.gpu
 def test_benchmark_max_duration_stops_early():
     def slow():
         time.sleep(0.01)
@@ -455,7 +454,7 @@ def test_benchmark_max_duration_stops_early():
     assert r.cpu_times.shape == (1,)          # at least one repeat
 
 
-@GPU
+@pytest.mark.gpu
 def test_benchmark_gpu_time_of_a_spin_kernel():
     khz = clock_khz()
     _core._spin(100 * khz)
@@ -470,7 +469,7 @@ def test_benchmark_gpu_time_of_a_spin_kernel():
     assert 0.9 * 10 <= r.gpu_times.mean() * 1e3 <= 2.0 * 10
 
 
-@GPU
+@pytest.mark.gpu
 def test_benchmark_host_overhead_per_repeat():
     gp.benchmark(noop, n_repeat=100)
     n = 20000
@@ -486,7 +485,7 @@ def test_benchmark_host_overhead_per_repeat():
     assert overhead < 50e-6
 
 
-@GPU
+@pytest.mark.gpu
 def test_benchmark_fairer_comparison_and_host_only_functions(rng):
     host = rng.random(1 << 20, dtype=np.float32)
 

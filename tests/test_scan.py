@@ -12,7 +12,6 @@ import pytest
 import gpuarr as gp
 from gpuarr._reductions import _result_dtype
 
-gpu = pytest.mark.gpu
 
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int32, np.uint16, np.int64, np.uint64,
                                 np.float16, np.float32, np.float64, np.complex64,
@@ -131,7 +130,7 @@ def test_result_dtypes_are_numpys(dtype):
 
 # ============================================================ on the device
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("layout", ["c", "t", "neg", "slice"])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("func", ["cumsum", "cumprod"])
@@ -145,7 +144,7 @@ def test_against_numpy(func, dtype, layout, rng):
         assert_scan(getattr(x, func)(axis=axis), want, tol)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("func", ["cumsum", "cumprod"])
 @pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64, np.complex64])
 @pytest.mark.parametrize("shape, axis", [
@@ -161,7 +160,7 @@ def test_long_and_short_rows(func, dtype, shape, axis, rng):
     assert_scan(getattr(gp, func)(gp.asarray(host), axis=axis), want, tol)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("shape, axis", [((20_000,), None), ((3, 5000), 1), ((5000, 3), 0)])
 def test_complex_products_overflow_where_numpys_do(shape, axis, rng):
     # factors +-1, +-1j and +-1 +-1j: every running product is exact in
@@ -182,7 +181,7 @@ def test_complex_products_overflow_where_numpys_do(shape, axis, rng):
     np.testing.assert_array_equal(got[finite], want[finite])
 
 
-@gpu
+@pytest.mark.gpu
 def test_dtype_and_out(rng):
     # small integers: the float products stay finite, so a float64
     # reference holds for every dtype= (full-range wrapping is tested above)
@@ -209,7 +208,7 @@ def test_dtype_and_out(rng):
     assert_scan(y, np.cumsum(host.astype(np.int64), axis=1), None)
 
 
-@gpu
+@pytest.mark.gpu
 def test_out_errors_leave_out_unchanged(rng):
     x = gp.asarray(sample(rng, (4, 5), np.float64, "cumsum"))
     out = gp.full((4, 5), 7.0)
@@ -226,7 +225,7 @@ def test_out_errors_leave_out_unchanged(rng):
     assert (out.get() == 7.0).all()
 
 
-@gpu
+@pytest.mark.gpu
 def test_nan_empty_and_0d(rng):
     for func in ["cumsum", "cumprod"]:
         host = sample(rng, (6, 9), np.float32, func)
@@ -247,7 +246,7 @@ def test_nan_empty_and_0d(rng):
     assert_scan(gp.cumsum([1, 2, 3]), np.cumsum([1, 2, 3]), None)
 
 
-@gpu
+@pytest.mark.gpu
 def test_numpy_dispatch(rng):
     host = sample(rng, (7, 8), np.float64, "cumsum")
     x = gp.asarray(host)

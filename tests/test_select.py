@@ -15,7 +15,6 @@ import gpuarr as gp
 from gpuarr import _core
 from gpuarr.cuda import runtime
 
-gpu = pytest.mark.gpu
 
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.uint16, np.int32, np.int64, np.float16,
                                 np.float32, np.float64, np.complex64, np.complex128)]
@@ -77,7 +76,7 @@ def test_take_mode_is_checked():
 
 # =========================================================== nonzero family
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(1000,), (33, 65), (4, 5, 6), (0,), (3, 0)])
 def test_nonzero_flatnonzero_argwhere_where(rng, dtype, shape):
@@ -98,7 +97,7 @@ def test_nonzero_flatnonzero_argwhere_where(rng, dtype, shape):
         same(gp.argwhere(dv), np.argwhere(hv), name)
 
 
-@gpu
+@pytest.mark.gpu
 def test_nonzero_of_0d_and_argwhere_of_0d():
     with pytest.raises(ValueError, match="0d"):
         gp.nonzero(gp.asarray(np.float32(1)))
@@ -107,7 +106,7 @@ def test_nonzero_of_0d_and_argwhere_of_0d():
         same(gp.flatnonzero(gp.asarray(np.int32(v))), np.flatnonzero(np.int32(v)))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("density", [0.0, 0.001, 0.5, 0.999, 1.0])
 def test_nonzero_of_large_arrays(rng, density):
     h = sparse(rng, (1024, 4099), density)
@@ -117,7 +116,7 @@ def test_nonzero_of_large_arrays(rng, density):
 
 # ================================================================= compress
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 def test_compress_function_and_method(rng, dtype, axis):
@@ -136,7 +135,7 @@ def test_compress_function_and_method(rng, dtype, axis):
         same(gp.compress(list(c), dv, axis=axis), want, name)
 
 
-@gpu
+@pytest.mark.gpu
 def test_compress_condition_shorter_or_longer_than_the_axis(rng):
     h = values(rng, (6, 10), np.float32)
     d = gp.asarray(h)
@@ -159,7 +158,7 @@ def test_compress_condition_shorter_or_longer_than_the_axis(rng):
         gp.compress(gp.asarray(short), d, axis=2)
 
 
-@gpu
+@pytest.mark.gpu
 def test_compress_non_bool_condition_and_out(rng):
     h = values(rng, 50, np.float64)
     c = rng.integers(-2, 3, 50)
@@ -170,7 +169,7 @@ def test_compress_non_bool_condition_and_out(rng):
     same(out, want)
 
 
-@gpu
+@pytest.mark.gpu
 def test_extract(rng):
     h = values(rng, (7, 9), np.int32)
     c = h % 3 == 0
@@ -180,7 +179,7 @@ def test_extract(rng):
     same(gp.extract(gp.asarray(c2), gp.asarray(h)), np.extract(c2, h))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("impl", ["lookback", "cub"])
 @pytest.mark.parametrize("n", [1, 31, 4095, 4096, 4097, 65537, 1_000_003])
 @pytest.mark.parametrize("density", [0.0, 0.001, 0.5, 0.999, 1.0])
@@ -200,7 +199,7 @@ def test_both_compaction_kernels_match_numpy(rng, impl, n, density):
 
 # ============================================================ boolean masks
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_boolean_mask_get(rng, dtype):
     h = values(rng, (9, 11, 5), dtype)
@@ -221,7 +220,7 @@ def test_boolean_mask_get(rng, dtype):
     same(d[::2][m3[::2]], h[::2][m3[::2]])
 
 
-@gpu
+@pytest.mark.gpu
 def test_boolean_mask_shape_mismatch_is_index_error(rng):
     h = values(rng, (4, 6), np.float32)
     d = gp.asarray(h)
@@ -236,7 +235,7 @@ def test_boolean_mask_shape_mismatch_is_index_error(rng):
         d[gp.ones(5, dtype=bool)]
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_boolean_mask_assignment(rng, dtype):
     h = values(rng, (13, 17), dtype)
@@ -263,7 +262,7 @@ def test_boolean_mask_assignment(rng, dtype):
         d[gp.asarray(m)] = gp.asarray(values(rng, int(m.sum()) + 1, dtype))
 
 
-@gpu
+@pytest.mark.gpu
 def test_lesson_style_mask_assignment(rng):
     h = rng.standard_normal((64, 64)).astype(np.float32)
     d = gp.asarray(h)
@@ -317,7 +316,7 @@ def index_cases(rng, shape):
     ]
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float32, np.float64, np.complex128])
 def test_fancy_get_matches_numpy(rng, dtype):
     h = values(rng, (6, 7, 8), dtype)
@@ -342,7 +341,7 @@ def assigned_one_of(got, before, dest, v, msg):
     np.testing.assert_array_equal(got[kept], np.ravel(before)[kept], err_msg=msg)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex64])
 def test_fancy_set_matches_numpy(rng, dtype):
     for desc, ih, idev in index_cases(rng, (6, 7, 8)):
@@ -366,7 +365,7 @@ def test_fancy_set_matches_numpy(rng, dtype):
                 h = d.get()
 
 
-@gpu
+@pytest.mark.gpu
 def test_fancy_set_on_a_non_contiguous_view(rng):
     h = values(rng, (10, 12), np.float64)
     d = gp.asarray(h)
@@ -379,7 +378,7 @@ def test_fancy_set_on_a_non_contiguous_view(rng):
     same(d, h)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("where", ["host", "device"])
 def test_out_of_bounds_indices_raise_and_leave_memory_alone(rng, where):
     h = values(rng, (5, 6), np.float32)
@@ -402,7 +401,7 @@ def test_out_of_bounds_indices_raise_and_leave_memory_alone(rng, where):
     gp.cuda.Device().synchronize()
 
 
-@gpu
+@pytest.mark.gpu
 def test_index_errors_as_numpy(rng):
     d = gp.arange(12.0).reshape(3, 4)
     with pytest.raises(IndexError, match="integer"):
@@ -425,7 +424,7 @@ def take_indices(rng, shape, axis, mode, size=(3, 4)):
     return rng.integers(lo, hi, size)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float32, np.complex128])
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 @pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
@@ -455,7 +454,7 @@ def outcome(fn):
     return None
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 def test_take_raises_exactly_when_numpy_does(rng, axis):
     h = values(rng, (5, 6), np.float32)
@@ -477,7 +476,7 @@ def test_take_raises_exactly_when_numpy_does(rng, axis):
                         gp.take(dv, arg, axis=axis)
 
 
-@gpu
+@pytest.mark.gpu
 def test_put_raises_exactly_when_numpy_does_and_writes_nothing(rng):
     h = values(rng, (4, 5), np.float64)
     n = h.size
@@ -502,7 +501,7 @@ def test_put_raises_exactly_when_numpy_does_and_writes_nothing(rng):
                     same(d, h, f"{msg}: half-written")
 
 
-@gpu
+@pytest.mark.gpu
 def test_take_errors():
     d = gp.arange(10)
     with pytest.raises(IndexError, match="out of bounds"):
@@ -516,7 +515,7 @@ def test_take_errors():
     same(gp.take(gp.zeros(0), gp.zeros(0, dtype=np.int64)), np.take(np.zeros(0), []))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
 @pytest.mark.parametrize("dtype", [np.int8, np.float32, np.float64, np.complex64])
 def test_put_matches_numpy(rng, dtype, mode):
@@ -547,7 +546,7 @@ def test_put_matches_numpy(rng, dtype, mode):
     assigned_one_of(d, h, np.take(np.arange(n), rep, mode=mode), v, "repeated indices")
 
 
-@gpu
+@pytest.mark.gpu
 def test_put_errors_leave_the_array_alone(rng):
     h = values(rng, 20, np.float32)
     d = gp.asarray(h)
@@ -591,7 +590,7 @@ def host_seconds_behind_a_busy_stream(fn, ms=150):
     return elapsed
 
 
-@gpu
+@pytest.mark.gpu
 def test_only_data_dependent_sizes_wait_for_the_device(rng):
     h = rng.standard_normal(100_000).astype(np.float32)
     d = gp.asarray(h)

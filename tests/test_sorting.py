@@ -14,7 +14,6 @@ import pytest
 import gpuarr as gp
 from gpuarr import _core
 
-gpu = pytest.mark.gpu
 
 ORDERED = [np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
                                  np.uint32, np.int64, np.uint64, np.float16, np.float32,
@@ -136,7 +135,7 @@ def test_compaction_switch_checks_its_argument():
 
 # ===================================================================== sort
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ORDERED)
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 def test_sort_matches_numpy(rng, dtype, axis):
@@ -148,7 +147,7 @@ def test_sort_matches_numpy(rng, dtype, axis):
         np.testing.assert_array_equal(got, want, err_msg=name)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ORDERED)
 @pytest.mark.parametrize("axis", [None, 0, -1])
 def test_argsort_is_stable_like_numpy(rng, dtype, axis):
@@ -160,7 +159,7 @@ def test_argsort_is_stable_like_numpy(rng, dtype, axis):
                                       err_msg=name)
 
 
-@gpu
+@pytest.mark.gpu
 def test_sort_large_and_many_segments(rng):
     h = values(rng, (3000, 700), np.float64, nan=True)
     np.testing.assert_array_equal(gp.sort(gp.asarray(h), axis=1).get(), np.sort(h, axis=1))
@@ -170,7 +169,7 @@ def test_sort_large_and_many_segments(rng):
     np.testing.assert_array_equal(gp.sort(gp.asarray(big)).get(), np.sort(big))
 
 
-@gpu
+@pytest.mark.gpu
 def test_sort_method_sorts_in_place_and_accepts_kind(rng):
     h = values(rng, (4, 50), np.int32, ties=True)
     d = gp.asarray(h)
@@ -181,7 +180,7 @@ def test_sort_method_sorts_in_place_and_accepts_kind(rng):
                                   np.argsort(h, kind="stable"))
 
 
-@gpu
+@pytest.mark.gpu
 def test_sort_edge_shapes(rng):
     for shape in [(0,), (3, 0), (0, 4), (1,), (1, 1)]:
         h = values(rng, shape, np.float32)
@@ -194,7 +193,7 @@ def test_sort_edge_shapes(rng):
     np.testing.assert_array_equal(gp.sort(d0, axis=None).get(), np.sort(np.float32(3), axis=None))
 
 
-@gpu
+@pytest.mark.gpu
 def test_sort_bad_arguments():
     d = gp.arange(10)
     with pytest.raises(np.exceptions.AxisError):
@@ -226,7 +225,7 @@ def check_partition(part, hv, kth, axis):
             assert np.all((after >= pk) | np.isnan(after))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.int16, np.uint32, np.float32, np.float64])
 @pytest.mark.parametrize("kth", [0, 5, -1, [2, 9]])
 @pytest.mark.parametrize("axis", [-1, 0, None])
@@ -246,7 +245,7 @@ def test_partition_property(rng, dtype, kth, axis):
                                            for d in range(flat.ndim)]), idx.shape))
 
 
-@gpu
+@pytest.mark.gpu
 def test_partition_bad_kth_and_method():
     d = gp.arange(10)
     with pytest.raises(ValueError, match="out of bounds"):
@@ -266,7 +265,7 @@ def np_unique(h, **kw):
         return np.unique(h, **kw)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ORDERED)
 def test_unique_matches_numpy(rng, dtype):
     h = values(rng, (7, 41), dtype, ties=True, nan=True)
@@ -280,7 +279,7 @@ def test_unique_matches_numpy(rng, dtype):
         np.testing.assert_array_equal(gp.unique(dv).get(), want[0])
 
 
-@gpu
+@pytest.mark.gpu
 def test_unique_nan_handling_as_numpy_2(rng):
     h = np.array([np.nan, 1.0, np.nan, -0.0, 0.0, np.inf, np.nan, 1.0])
     d = gp.asarray(h)
@@ -291,7 +290,7 @@ def test_unique_nan_handling_as_numpy_2(rng):
             np.testing.assert_array_equal(g.get(), w)
 
 
-@gpu
+@pytest.mark.gpu
 def test_unique_single_outputs_and_empty(rng):
     h = values(rng, 1000, np.int8, ties=True)
     d = gp.asarray(h)
@@ -308,7 +307,7 @@ def test_unique_single_outputs_and_empty(rng):
 
 # ============================================================== searchsorted
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int64, np.float16, np.float32,
                                    np.float64])
 @pytest.mark.parametrize("side", ["left", "right"])
@@ -325,7 +324,7 @@ def test_searchsorted_matches_numpy(rng, dtype, side):
     assert int(s) == np.searchsorted(a, 1, side=side)
 
 
-@gpu
+@pytest.mark.gpu
 def test_searchsorted_with_sorter_and_non_contiguous(rng):
     a = values(rng, 300, np.float64, ties=True, nan=True)
     sorter = np.argsort(a, kind="stable")
@@ -345,7 +344,7 @@ def test_searchsorted_with_sorter_and_non_contiguous(rng):
 
 # ================================================================= digitize
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("right", [False, True])
 @pytest.mark.parametrize("decreasing", [False, True])
 def test_digitize_matches_numpy(rng, right, decreasing):
@@ -372,7 +371,7 @@ def test_digitize_matches_numpy(rng, right, decreasing):
                                   np.digitize(xi, bins, right=right))
 
 
-@gpu
+@pytest.mark.gpu
 def test_digitize_bad_bins():
     with pytest.raises(ValueError, match="monotonically"):
         gp.digitize(gp.arange(5), [1, 3, 2])
@@ -382,7 +381,7 @@ def test_digitize_bad_bins():
 
 # ================================================================= bincount
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.int64, np.uint32])
 def test_bincount_matches_numpy(rng, dtype):
     x = rng.integers(0, 60, 5000).astype(dtype)
@@ -401,7 +400,7 @@ def test_bincount_matches_numpy(rng, dtype):
                                rtol=1e-6, atol=1e-5)
 
 
-@gpu
+@pytest.mark.gpu
 def test_bincount_large_range_and_errors(rng):
     x = rng.integers(0, 100_000, 3000)
     np.testing.assert_array_equal(gp.bincount(gp.asarray(x)).get(), np.bincount(x))
@@ -421,7 +420,7 @@ def test_bincount_large_range_and_errors(rng):
 
 # ================================================================ histogram
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float16, np.float32, np.float64])
 @pytest.mark.parametrize("bins", [1, 10, 257, "edges", "device_edges"])
 def test_histogram_matches_numpy(rng, dtype, bins):
@@ -448,7 +447,7 @@ def test_histogram_matches_numpy(rng, dtype, bins):
             gp.histogram(gp.asarray(h), bins=edges)
 
 
-@gpu
+@pytest.mark.gpu
 def test_histogram_range_weights_density(rng):
     h = rng.standard_normal(10_000).astype(np.float32)
     w = rng.random(10_000)
@@ -471,7 +470,7 @@ def test_histogram_range_weights_density(rng):
     np.testing.assert_allclose(ee.get(), we)
 
 
-@gpu
+@pytest.mark.gpu
 def test_histogram_bad_arguments():
     d = gp.arange(10.0)
     with pytest.raises(ValueError, match="monotonically"):
@@ -499,7 +498,7 @@ QUANTILE_DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.uint16, np.int32,
 AXES = [None, 0, -1, 1, (0, 2), (2, 0, 1)]
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", QUANTILE_DTYPES)
 @pytest.mark.parametrize("axis", AXES)
 @pytest.mark.parametrize("keepdims", [False, True])
@@ -511,7 +510,7 @@ def test_median_matches_numpy(rng, dtype, axis, keepdims):
         assert_close(got, np.median(hv, axis=axis, keepdims=keepdims))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("axis", [None, 0, -1, (0, 1)])
 def test_median_with_nan_is_nan_and_nanmedian_ignores_it(rng, dtype, axis):
@@ -523,7 +522,7 @@ def test_median_with_nan_is_nan_and_nanmedian_ignores_it(rng, dtype, axis):
     assert np.isnan(float(gp.median(d)))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.int16, np.float32, np.float64])
 def test_median_of_large_arrays_by_selection(rng, dtype):
     h = values(rng, 4_194_304 + 7, dtype, ties=dtype == np.int16)
@@ -533,7 +532,7 @@ def test_median_of_large_arrays_by_selection(rng, dtype):
     assert_close(gp.percentile(d, [1, 50, 99.9]), np.percentile(h, [1, 50, 99.9]))
 
 
-@gpu
+@pytest.mark.gpu
 def test_median_empty_and_out(rng):
     with pytest.warns(RuntimeWarning):
         e = gp.median(gp.zeros(0, dtype=np.float32))
@@ -552,7 +551,7 @@ def test_median_empty_and_out(rng):
         gp.median(gp.asarray(h), axis=2)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", QUANTILE_DTYPES[1:])
 @pytest.mark.parametrize("q", [0.5, 0.0, 1.0, 0.3, [0.1, 0.25, 0.9], [[0.2, 0.8], [0.5, 1.0]]])
 @pytest.mark.parametrize("axis", [None, 1, (0, 2)])
@@ -566,7 +565,7 @@ def test_quantile_matches_numpy(rng, dtype, q, axis):
                  np.percentile(h, qp, axis=axis, keepdims=True))
 
 
-@gpu
+@pytest.mark.gpu
 def test_quantile_many_and_device_q(rng):
     h = values(rng, 1000, np.float32)
     q = np.linspace(0, 1, 11)
@@ -574,7 +573,7 @@ def test_quantile_many_and_device_q(rng):
     assert_close(gp.quantile(gp.asarray(h), gp.asarray(q)), np.quantile(h, q))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_nanquantile_and_nanpercentile(rng, dtype):
     h = values(rng, (6, 40), dtype, nan=True)
@@ -593,7 +592,7 @@ METHODS = ["linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf",
            "weibull", "median_unbiased", "normal_unbiased"]
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("dtype", [np.int16, np.uint8, np.float32, np.float64])
 def test_every_quantile_method_matches_numpy(rng, method, dtype):
@@ -615,7 +614,7 @@ def test_every_quantile_method_matches_numpy(rng, method, dtype):
                          np_call(np.quantile, hn, 0.3, axis=axis, method=method))
 
 
-@gpu
+@pytest.mark.gpu
 def test_picking_quantile_methods_accept_bool():
     h = np.array([True, False, True, True])
     for method in ("lower", "higher", "nearest", "inverted_cdf", "closest_observation"):
@@ -623,7 +622,7 @@ def test_picking_quantile_methods_accept_bool():
                      np.quantile(h, 0.4, method=method))
 
 
-@gpu
+@pytest.mark.gpu
 def test_quantile_errors_as_numpy():
     with pytest.raises(IndexError):
         gp.quantile(gp.zeros(0), 0.5)
@@ -650,7 +649,7 @@ def kappa_sigma_clipper(xp, data_flat):
     return data_flat
 
 
-@gpu
+@pytest.mark.gpu
 def test_kappa_sigma_clipper_keeps_the_same_pixels_as_numpy():
     from gpuarr.datasets import synthetic_sky
     image = synthetic_sky(size=512)

@@ -8,7 +8,6 @@ import pytest
 
 import gpuarr as gp
 
-GPU = pytest.mark.gpu
 
 
 # ====================================================== CPU only: arguments
@@ -45,7 +44,7 @@ def test_host_arrays_are_refused_by_the_methods_and_where():
 
 # ================================================================ where=
 
-@GPU
+@pytest.mark.gpu
 @pytest.mark.parametrize("dt", ["int32", "float32", "float64", "complex64", "bool"])
 def test_where_keyword_keeps_out_where_false(dt, rng):
     a = (rng.random((5, 7)) * 10).astype(dt)
@@ -59,7 +58,7 @@ def test_where_keyword_keeps_out_where_false(dt, rng):
     np.testing.assert_array_equal(out.get(), want)
 
 
-@GPU
+@pytest.mark.gpu
 def test_where_keyword_broadcasting_casting_and_in_place(rng):
     a = rng.random((4, 6))
     m = rng.random(6) > 0.5                       # broadcasts over the rows
@@ -88,7 +87,7 @@ def test_where_keyword_broadcasting_casting_and_in_place(rng):
     np.testing.assert_array_equal(o2.get(), [[2, 2, 2], [0, 0, 0]])
 
 
-@GPU
+@pytest.mark.gpu
 def test_where_keyword_without_out_warns_like_numpy():
     with pytest.warns(UserWarning, match="'where' used without 'out'"):
         r = gp.add(1, 2, where=gp.ones(3, dtype=gp.bool_))
@@ -101,7 +100,7 @@ def test_where_keyword_without_out_warns_like_numpy():
     assert r.get()[0] == 2 and r.get()[2] == 2
 
 
-@GPU
+@pytest.mark.gpu
 def test_where_keyword_errors_leave_out_unchanged():
     out = gp.full(3, 5.0)
     with pytest.raises(TypeError, match=r"where= must be a boolean array.*int64"):
@@ -115,7 +114,7 @@ def test_where_keyword_errors_leave_out_unchanged():
     np.testing.assert_array_equal(out.get(), [5.0, 5.0, 5.0])
 
 
-@GPU
+@pytest.mark.gpu
 def test_where_keyword_through_numpy(rng):
     a = rng.random(10)
     m = a > 0.5
@@ -128,7 +127,7 @@ def test_where_keyword_through_numpy(rng):
 
 # ============================================================ methods
 
-@GPU
+@pytest.mark.gpu
 def test_outer(rng):
     a, b = rng.random(3), rng.random((2, 4))
     np.testing.assert_allclose(gp.multiply.outer(gp.asarray(a), gp.asarray(b)).get(),
@@ -145,7 +144,7 @@ def test_outer(rng):
     assert r.dtype == np.float32
 
 
-@GPU
+@pytest.mark.gpu
 def test_reduce_follows_numpy_defaults(rng):
     a = rng.integers(0, 5, (4, 5)).astype(np.int32)
     d = gp.asarray(a)
@@ -164,7 +163,7 @@ def test_reduce_follows_numpy_defaults(rng):
                                   np.maximum.reduce(e, initial=-1.0))
 
 
-@GPU
+@pytest.mark.gpu
 def test_accumulate(rng):
     if not hasattr(gp, "cumsum"):
         pytest.skip("gpuarr has no cumsum yet")

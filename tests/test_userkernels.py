@@ -14,7 +14,6 @@ from conftest import requires_nvrtc
 
 from _arrays import random_array
 
-GPU = pytest.mark.gpu
 pytestmark = pytest.mark.usefixtures("private_kernel_cache")
 
 
@@ -23,7 +22,7 @@ pytestmark = pytest.mark.usefixtures("private_kernel_cache")
 
 # ------------------------------------------------------------ elementwise --
 
-@GPU
+@pytest.mark.gpu
 def test_squared_diff_typed_and_broadcast(rng):
     squared_diff = gp.ElementwiseKernel("float32 x, float32 y", "float32 z",
                                         "z = (x - y) * (x - y)", "squared_diff")
@@ -39,7 +38,7 @@ def test_squared_diff_typed_and_broadcast(rng):
     np.testing.assert_allclose(z.get(), (x - y) ** 2, rtol=1e-6)
 
 
-@GPU
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint16, np.int64, np.float32,
                                    np.float64, np.complex64, np.complex128, np.float16])
 def test_generic_types(dtype, rng):
@@ -68,7 +67,7 @@ def test_generic_types(dtype, rng):
         np.testing.assert_array_equal(got.get(), want)
 
 
-@GPU
+@pytest.mark.gpu
 def test_several_placeholders_and_outputs(rng):
     k = gp.ElementwiseKernel("X x, Y y", "X s, Y d", "s = x + (X)y; d = (Y)x - y", "two_out")
     x = rng.standard_normal(100)
@@ -79,7 +78,7 @@ def test_several_placeholders_and_outputs(rng):
     np.testing.assert_array_equal(d.get(), x.astype(np.int32) - y)
 
 
-@GPU
+@pytest.mark.gpu
 def test_non_contiguous_and_reduce_dims(rng):
     k = gp.ElementwiseKernel("T x, T y", "T z", "z = x - 2 * y", "strided")
     x = rng.standard_normal((6, 8, 10))
@@ -96,7 +95,7 @@ def test_non_contiguous_and_reduce_dims(rng):
     np.testing.assert_allclose(out.get(), x[:, ::-2, 1::3] - 2 * y[::2])
 
 
-@GPU
+@pytest.mark.gpu
 def test_raw_arguments_and_index(rng):
     # the course's manual indexing: y[i] = x[n - 1 - i]
     k = gp.ElementwiseKernel("raw T x, int64 m", "T y", "y = x[m - 1 - i] + _ind.size()",
@@ -111,7 +110,7 @@ def test_raw_arguments_and_index(rng):
     np.testing.assert_allclose(y.get(), x2[:, ::-1].ravel()[::-1] + 50)
 
 
-@GPU
+@pytest.mark.gpu
 def test_size_when_no_array_argument():
     k = gp.ElementwiseKernel("", "raw int32 out", "out[i] = i * 2", "iota2")
     out = gp.zeros(7, dtype=gp.int32)
@@ -121,7 +120,7 @@ def test_size_when_no_array_argument():
         k(out)
 
 
-@GPU
+@pytest.mark.gpu
 def test_scalar_types_follow_cupy():
     k = gp.ElementwiseKernel("T x, U s", "T z", "z = x + (T)s", "add_scalar")
     x = gp.arange(4, dtype=gp.float32)
@@ -130,7 +129,7 @@ def test_scalar_types_follow_cupy():
     np.testing.assert_array_equal(k(x, True).get(), np.arange(4) + 1)
 
 
-@GPU
+@pytest.mark.gpu
 def test_no_return_return_tuple_loop_prep_preamble(rng):
     k = gp.ElementwiseKernel("T x", "T y", "y = sq(x) + bias", "prep",
                              preamble="__device__ double sq(double v) { return v * v; }",
@@ -144,7 +143,7 @@ def test_no_return_return_tuple_loop_prep_preamble(rng):
     np.testing.assert_array_equal(out.get(), x)
 
 
-@GPU
+@pytest.mark.gpu
 def test_elementwise_errors():
     k = gp.ElementwiseKernel("float32 x", "float32 y", "y = x", "copy32")
     with pytest.raises(TypeError, match="dtype float64.*float32"):
@@ -165,7 +164,7 @@ def test_elementwise_errors():
         gp.ElementwiseKernel("T x, T y", "T z", "z = x", "bc")(gp.zeros(3), gp.zeros(4))
 
 
-@GPU
+@pytest.mark.gpu
 def test_empty_arrays_and_streams(rng):
     k = gp.ElementwiseKernel("T x", "T y", "y = 2 * x", "dbl")
     e = k(gp.zeros((0, 3)))
@@ -183,7 +182,7 @@ def _l2norm():
     return gp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
 
 
-@GPU
+@pytest.mark.gpu
 @pytest.mark.parametrize("axis", [None, 0, 1, 2, (0, 2), (-1, -2), ()])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_l2norm_axes(axis, keepdims, rng):
@@ -194,14 +193,14 @@ def test_l2norm_axes(axis, keepdims, rng):
     np.testing.assert_allclose(got.get(), want, rtol=1e-5)
 
 
-@GPU
+@pytest.mark.gpu
 def test_l2norm_course_example():
     x = gp.arange(10, dtype=np.float32).reshape(2, 5)
     got = _l2norm()(x, axis=1)
     np.testing.assert_allclose(got.get(), [5.4772256, 15.9687195], rtol=1e-6)
 
 
-@GPU
+@pytest.mark.gpu
 @pytest.mark.parametrize("n", [0, 1, 1000, 1 << 22])
 def test_full_reduction_sizes(n, rng):
     x = rng.standard_normal(n)
@@ -210,7 +209,7 @@ def test_full_reduction_sizes(n, rng):
     np.testing.assert_allclose(float(got), np.sqrt(np.sum(x * x)), rtol=1e-10)
 
 
-@GPU
+@pytest.mark.gpu
 def test_reduction_with_two_inputs_scalar_and_post_map(rng):
     k = gp.ReductionKernel("T x, T y, float64 w", "float64 z", "x * y * w", "a + b",
                            "z = a / _in_ind.size()", "0", "wmean", reduce_type="double")
@@ -223,7 +222,7 @@ def test_reduction_with_two_inputs_scalar_and_post_map(rng):
     np.testing.assert_allclose(got.get(), np.mean(x[::-1, ::2] * y[::2] * 2.0, axis=0))
 
 
-@GPU
+@pytest.mark.gpu
 def test_reduction_max_with_identity_and_out(rng):
     k = gp.ReductionKernel("T x", "T m", "x", "max(a, b)", "m = a", "-1e300", "maxk")
     x = rng.standard_normal((100, 30))
@@ -237,7 +236,7 @@ def test_reduction_max_with_identity_and_out(rng):
         k(gp.asarray(x), axis=0, out=gp.empty(31))
 
 
-@GPU
+@pytest.mark.gpu
 def test_integer_reduction_and_empty_axis(rng):
     k = gp.ReductionKernel("T x", "int64 c", "x > 0 ? 1 : 0", "a + b", "c = a", "0", "countpos")
     x = rng.integers(-10, 10, (20, 0, 3)).astype(np.int16)
@@ -246,7 +245,7 @@ def test_integer_reduction_and_empty_axis(rng):
     np.testing.assert_array_equal(k(gp.asarray(x), axis=(0, 1)).get(), (x > 0).sum(axis=(0, 1)))
 
 
-@GPU
+@pytest.mark.gpu
 def test_reduction_errors():
     k = _l2norm()
     with pytest.raises(TypeError, match="takes 1 inputs"):
