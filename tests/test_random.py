@@ -134,10 +134,21 @@ def test_argument_errors_before_the_device(call, exc, match):
 
 
 def test_seed_accepts_large_and_sequence_seeds():
-    gp.random.seed(2**100)
-    gp.random.seed([1, 2, 3])
-    gp.random.seed(numpy.int64(7))
-    gp.random.seed()
+    """Each seed sets the state as NumPy's SeedSequence mixes it: equal
+    seeds (an int, the NumPy integer and the one-element list of it) the same state,
+    different ones (None: fresh entropy) different states, the counter
+    back at 0."""
+    state = gp.random.get_random_state()
+
+    def seeded(seed):
+        gp.random.seed(seed)
+        return state._key, state._ctr_hi, state._ctr_lo
+
+    words = numpy.random.SeedSequence(2**100).generate_state(4, numpy.uint32)
+    assert seeded(2**100) == (int(words[0]) | int(words[1]) << 32,
+                              int(words[2]) | int(words[3]) << 32, 0)
+    assert seeded(7) == seeded(numpy.int64(7)) == seeded([7]) != seeded([1, 2, 3])
+    assert seeded(None) != seeded(None)
 
 
 # ============================================================== device =====

@@ -165,8 +165,6 @@ def test_reduce_follows_numpy_defaults(rng):
 
 @pytest.mark.gpu
 def test_accumulate(rng):
-    if not hasattr(gp, "cumsum"):
-        pytest.skip("gpuarr has no cumsum yet")
     a = rng.integers(1, 4, (3, 4))
     d = gp.asarray(a)
     np.testing.assert_array_equal(gp.add.accumulate(d).get(), np.add.accumulate(a))
