@@ -8,6 +8,8 @@ import pytest
 
 from gpuarr import datasets
 
+from _lesson import lesson_clipper
+
 
 @pytest.fixture(autouse=True)
 def cache_dir(tmp_path, monkeypatch):
@@ -19,18 +21,6 @@ def cache_dir(tmp_path, monkeypatch):
 @pytest.fixture(scope="module")
 def sky():
     return datasets.synthetic_sky(2048)
-
-
-def lesson_clipper(data_flat):
-    while True:
-        med = np.median(data_flat)
-        std = np.std(data_flat)
-        clipped_lower = data_flat.compress(data_flat > med - 3 * std)
-        clipped_both = clipped_lower.compress(clipped_lower < med + 3 * std)
-        if len(clipped_both) == len(data_flat):
-            break
-        data_flat = clipped_both
-    return data_flat
 
 
 # ============================================================== the sky ====

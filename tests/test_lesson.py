@@ -92,6 +92,8 @@ def test_convolution_part(deltas, gauss):
     np.testing.assert_allclose(gpu_1d.get(), cpu_1d, rtol=1e-9, atol=1e-12)
 
 
+# The lesson's cell as written (this module runs the lesson's code; tests/_lesson.py
+# holds the copy the other modules share).
 def kappa_sigma_clipper(data_flat):
     while True:
         med = np.median(data_flat)

@@ -13,6 +13,8 @@ import pytest
 import gpuarr as gp
 from gpuarr import stats
 
+from _lesson import lesson_clipper
+
 # Arrays above this many elements take the whole-GPU path (one cooperative
 # launch, or one launch per pass); smaller ones and rows take the one-block
 # row kernel (src/stats.c: GA_CLIP_ROW_KERNEL_MAX).
@@ -349,19 +351,6 @@ def test_everything_clipped_and_constant():
 
 
 # ================================================== the lesson's clipper ====
-
-def lesson_clipper(data_flat, kappa=3):
-    """The lesson's kappa_sigma_clipper, verbatim (kappa added)."""
-    while True:
-        med = np.median(data_flat)
-        std = np.std(data_flat)
-        clipped_lower = data_flat.compress(data_flat > med - kappa * std)
-        clipped_both = clipped_lower.compress(clipped_lower < med + kappa * std)
-        if len(clipped_both) == len(data_flat):
-            break
-        data_flat = clipped_both
-    return data_flat
-
 
 def rounded_std(d):
     """The std gpuarr's clipper uses: float64 sums, rounded once to the
