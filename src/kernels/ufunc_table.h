@@ -6,11 +6,12 @@
  * inputs of a loop share one type: mixed dtypes are cast on the host first)
  * and its output type, with the short type names of kernel_common.cuh:
  *   b i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 c64 c128
- * The table is expanded three times: in elementwise.c to register ufuncs and
- * their loops, in ufunc_ids.h to number the loops, and in the ew_*.cu files
- * to instantiate one kernel pair per loop (each .cu takes its own group
- * letter, so nvcc builds the groups in parallel, and the first call of a
- * ufunc loads only its group's module, a few hundred kilobytes).
+ * The table is expanded at the end of this header to number the loops and
+ * the ufuncs (enum ga_loop_id, enum ga_ufunc_id), in elementwise.c to
+ * register ufuncs and their loops, and in ew_kernels.cuh, which the ew_*.cu
+ * files include, to instantiate one kernel pair per loop (each .cu takes its
+ * own group letter, so nvcc builds the groups in parallel, and the first
+ * call of a ufunc loads only its group's module, a few hundred kilobytes).
  *
  * L(group, op, in, out): one loop.  The type-list helpers expand a loop for
  * a set of types with output = input (SAME) or output = bool (PRED).
