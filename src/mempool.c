@@ -271,15 +271,18 @@ pool_release_locked(ga_cache *c)
     return err != cudaSuccess ? err : err2;
 }
 
-/* Raise OutOfMemoryError for `request` bytes (lock held); `injected` marks
- * a failure made by the fault-injection hook. */
+/* Raise OutOfMemoryError for `request` bytes, `used` of them in use (read
+ * under the lock by the caller, which has released it: making an exception
+ * can run the garbage collector, and a deallocation it runs takes the lock
+ * again in ga_pool_free); `injected` marks a failure made by the
+ * fault-injection hook. */
 static void
-raise_oom(ga_cache *c, size_t request, int device, int injected)
+raise_oom(const ga_cache *c, size_t request, int device, size_t used, int injected)
 {
     size_t limit = c->limit ? c->limit : device_total_memory(device);
     PyErr_Format(GA_OutOfMemoryError,
                  "out of memory on device %d allocating %zu bytes (%zu bytes in use by arrays, "
-                 "limit %zu bytes%s)%s", device, request, c->used_bytes, limit,
+                 "limit %zu bytes%s)%s", device, request, used, limit,
                  c->limit ? ", set with set_limit or GPUARR_GPU_MEMORY_LIMIT" : ", the device's memory",
                  injected ? " [injected by gpuarr.cuda._fail_allocation]" : "");
 }
@@ -291,6 +294,19 @@ raise_oom(ga_cache *c, size_t request, int device, int injected)
 static long fail_countdown = 0;
 static long faults_injected = 0;
 
+/* The pool's bytes in use, read under its lock. */
+static size_t
+pool_used(ga_cache *c)
+{
+    pthread_mutex_lock(&c->lock);
+    size_t used = c->used_bytes;
+    pthread_mutex_unlock(&c->lock);
+    return used;
+}
+
+/* Called with the GIL held, which also serialises pool_configure and the
+ * fault-injection countdown.  No Python error is raised while c->lock is
+ * held (see raise_oom). */
 void *
 ga_pool_malloc(int device, size_t nbytes, cudaStream_t stream, int *failed)
 {
@@ -304,14 +320,14 @@ ga_pool_malloc(int device, size_t nbytes, cudaStream_t stream, int *failed)
     void *ptr = NULL;
     cudaError_t err = cudaSuccess;
 
-    pthread_mutex_lock(&c->lock);
     if (pool_configure(c, device) < 0)
-        goto fail_locked;
+        goto fail;
     if (fail_countdown > 0 && --fail_countdown == 0) {
         faults_injected++;
-        raise_oom(c, nbytes, device, 1);
-        goto fail_locked;
+        raise_oom(c, nbytes, device, pool_used(c), 1);
+        goto fail;
     }
+    pthread_mutex_lock(&c->lock);
     ptr = cache_pop(c, size, (uintptr_t)stream);
     if (ptr != NULL) {
         pthread_mutex_unlock(&c->lock);
@@ -319,13 +335,15 @@ ga_pool_malloc(int device, size_t nbytes, cudaStream_t stream, int *failed)
     }
     if (c->limit && c->total_bytes + size > c->limit) {
         err = pool_release_locked(c);
-        if (err != cudaSuccess) {
-            ga_err_cuda(err, "releasing cached blocks");
-            goto fail_locked;
-        }
-        if (c->total_bytes + size > c->limit) {
-            raise_oom(c, nbytes, device, 0);
-            goto fail_locked;
+        const int over = err == cudaSuccess && c->total_bytes + size > c->limit;
+        const size_t used = c->used_bytes;
+        if (err != cudaSuccess || over) {
+            pthread_mutex_unlock(&c->lock);
+            if (err != cudaSuccess)
+                ga_err_cuda(err, "releasing cached blocks");
+            else
+                raise_oom(c, nbytes, device, used, 0);
+            goto fail;
         }
     }
     /* Reserve the bytes before dropping the lock, so concurrent misses see them. */
@@ -352,14 +370,15 @@ ga_pool_malloc(int device, size_t nbytes, cudaStream_t stream, int *failed)
     pthread_mutex_lock(&c->lock);
     c->total_bytes -= size;
     c->used_bytes -= size;
+    const size_t used = c->used_bytes;
+    pthread_mutex_unlock(&c->lock);
     if (err == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();
-        raise_oom(c, nbytes, device, 0);
+        raise_oom(c, nbytes, device, used, 0);
     } else {
         ga_err_cuda(err, "cudaMalloc");
     }
-fail_locked:
-    pthread_mutex_unlock(&c->lock);
+fail:
     *failed = 1;
     return NULL;
 }
@@ -512,11 +531,11 @@ py_pool_stats(PyObject *self, PyObject *arg)
     ga_cache *c = pool_arg(arg, &device);
     if (c == NULL)
         return NULL;
-    pthread_mutex_lock(&c->lock);
-    PyObject *r = Py_BuildValue("(nnnn)", (Py_ssize_t)c->used_bytes, (Py_ssize_t)c->total_bytes,
-                                c->n_free, (Py_ssize_t)c->limit);
+    pthread_mutex_lock(&c->lock);  /* the values under the lock, the tuple after it (raise_oom) */
+    const Py_ssize_t used = (Py_ssize_t)c->used_bytes, total = (Py_ssize_t)c->total_bytes;
+    const Py_ssize_t n_free = c->n_free, limit = (Py_ssize_t)c->limit;
     pthread_mutex_unlock(&c->lock);
-    return r;
+    return Py_BuildValue("(nnnn)", used, total, n_free, limit);
 }
 
 static PyObject *
