@@ -175,17 +175,25 @@ ring_get(int device, stage_ring **out)
 static void
 transfer_release_rings(void)
 {
-    if (ga_runtime_forked())
+    /* A daemon thread may still be inside a transfer (it stops only when it
+     * next takes the GIL): then the rings stay, a leak at exit rather than
+     * a use after free. */
+    if (ga_runtime_forked() || pthread_mutex_trylock(&ring_lock) != 0)
         return;
     for (int d = 0; d < (int)(sizeof(rings) / sizeof(rings[0])); ++d)
         for (int i = 0; i < GA_STAGE_SLOTS; ++i) {
-            if (rings[d].done[i] != NULL)
+            if (rings[d].done[i] != NULL) {
+                if (rings[d].used[i])  /* wait for the slot's last copy */
+                    (void)cudaEventSynchronize(rings[d].done[i]);
                 (void)cudaEventDestroy(rings[d].done[i]);
+            }
             if (rings[d].buf[i] != NULL)
                 (void)cudaFreeHost(rings[d].buf[i]);
             rings[d].done[i] = NULL;
             rings[d].buf[i] = NULL;
+            rings[d].used[i] = 0;
         }
+    pthread_mutex_unlock(&ring_lock);
 }
 
 /* Host (pageable) -> device through the ring.  Returns once the host data
