@@ -1083,6 +1083,10 @@ py_get_elapsed_time(PyObject *self, PyObject *args)
     float ms = 0;
     if (!PyArg_ParseTuple(args, "OO:get_elapsed_time", &objs[0], &objs[1]))
         return NULL;
+    if (forked_child) {
+        runtime_raise_forked();
+        return NULL;
+    }
     for (int i = 0; i < 2; ++i) {
         if (!PyObject_TypeCheck(objs[i], &GA_EventType)) {
             PyErr_Format(PyExc_TypeError, "get_elapsed_time: %s must be a gpuarr.cuda.Event, "

@@ -83,7 +83,7 @@ fail:
 static void
 library_dealloc(uk_library *lib)
 {
-    if (lib->handle != NULL) {
+    if (lib->handle != NULL && !ga_runtime_forked()) {
         cudaError_t err = cudaLibraryUnload(lib->handle);
         if (err != cudaSuccess && err != cudaErrorCudartUnloading &&
             err != cudaErrorContextIsDestroyed)

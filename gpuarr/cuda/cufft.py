@@ -225,7 +225,9 @@ class Plan:
         h = getattr(self, "handle", None)
         self.handle = None
         lib = getattr(_LIB, "lib", None)      # _LIB itself is None at interpreter exit
-        if h is not None and lib is not None:
+        # False in a child forked after CUDA was initialised: no CUDA call there
+        usable = _core is not None and _core.is_available()
+        if h is not None and lib is not None and usable:
             try:
                 lib.cufftDestroy(h)
             except Exception:          # noqa: BLE001 -- teardown never raises
