@@ -191,7 +191,7 @@ device_enter(PyObject *device)
     if (dev == -1 && PyErr_Occurred())
         return -1;
     if (dev != prev) {
-        if (ga_runtime_use_device(dev < 0 || dev > INT_MAX ? INT_MAX : (int)dev) < 0)
+        if (ga_runtime_use_device(dev < INT_MIN ? INT_MIN : dev > INT_MAX ? INT_MAX : (int)dev) < 0)
             return -1;
         ga_runtime_set_current_device((int)dev);
     }
@@ -205,11 +205,14 @@ device_exit(int prev, PyObject *result)
 {
     if (ga_runtime_current_device() == prev)
         return result;
-    if (ga_runtime_use_device(prev) < 0) {
-        Py_XDECREF(result);
+    /* After a failure the call's own exception stands; the next device
+     * operation makes `prev` CUDA's current device. */
+    const int rc = result != NULL ? ga_runtime_use_device(prev) : 0;
+    ga_runtime_set_current_device(prev);
+    if (rc < 0) {
+        Py_DECREF(result);
         return NULL;
     }
-    ga_runtime_set_current_device(prev);
     return result;
 }
 
