@@ -36,6 +36,7 @@
  */
 #include "gpuarr.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -680,11 +681,29 @@ static PyMethodDef mempool_functions[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* pthread_atfork child handler: the pools' locks start unlocked in the
+ * child (another thread of the parent may have held one at the fork; the
+ * forking thread, the child's only one, holds none: it never calls fork
+ * with a pool lock held). */
+static void
+mempool_after_fork_child(void)
+{
+    for (int i = 0; i < GA_MAX_POOLS; ++i)
+        pthread_mutex_init(&device_pools[i].lock, NULL);
+    pthread_mutex_init(&pinned_pool.lock, NULL);
+}
+
 int
 ga_mempool_init(PyObject *m)
 {
     if (pool_disabled < 0)
         pools_setup();
+    int err = pthread_atfork(NULL, NULL, mempool_after_fork_child);
+    if (err != 0) {
+        errno = err;
+        PyErr_SetFromErrno(PyExc_OSError);
+        return -1;
+    }
     if (PyType_Ready(&PinnedOwnerType) < 0)
         return -1;
     return PyModule_AddFunctions(m, mempool_functions);

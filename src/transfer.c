@@ -25,6 +25,7 @@
  */
 #include "gpuarr.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -554,9 +555,26 @@ static PyMethodDef transfer_functions[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* pthread_atfork child handler: the staging rings' and copy workers' locks
+ * start unlocked in the child, whose only thread is the forking one (the
+ * workers are not there: transfers in a child forked after CUDA was
+ * initialised fail before reaching them). */
+static void
+transfer_after_fork_child(void)
+{
+    pthread_mutex_init(&ring_lock, NULL);
+    pthread_mutex_init(&pool.lock, NULL);
+}
+
 int
 ga_transfer_init(PyObject *m)
 {
+    int err = pthread_atfork(NULL, NULL, transfer_after_fork_child);
+    if (err != 0) {
+        errno = err;
+        PyErr_SetFromErrno(PyExc_OSError);
+        return -1;
+    }
     if (Py_AtExit(transfer_release_rings) < 0) {
         PyErr_SetString(PyExc_RuntimeError, "gpuarr: no room to register an exit function");
         return -1;
