@@ -92,6 +92,8 @@ int ga_runtime_device_count(void);
 /* Whether this process was forked after its parent initialised CUDA: it
  * cannot use CUDA, and teardown must make no CUDA call. */
 int ga_runtime_forked(void);
+/* Register `child` to run in the child after fork(); 0 / -1 (OSError). */
+int ga_runtime_at_fork_child(void (*child)(void));
 
 /* Multiprocessor count of a device (cached). */
 int ga_runtime_sm_count(int device);

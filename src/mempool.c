@@ -36,7 +36,6 @@
  */
 #include "gpuarr.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -698,12 +697,8 @@ ga_mempool_init(PyObject *m)
 {
     if (pool_disabled < 0)
         pools_setup();
-    int err = pthread_atfork(NULL, NULL, mempool_after_fork_child);
-    if (err != 0) {
-        errno = err;
-        PyErr_SetFromErrno(PyExc_OSError);
+    if (ga_runtime_at_fork_child(mempool_after_fork_child) < 0)
         return -1;
-    }
     if (PyType_Ready(&PinnedOwnerType) < 0)
         return -1;
     return PyModule_AddFunctions(m, mempool_functions);

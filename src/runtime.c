@@ -108,6 +108,20 @@ runtime_after_fork_child(void)
 
 int ga_runtime_forked(void) { return forked_child; }
 
+/* Register `child` to run in the child process after fork() (in the forking
+ * thread, the child's only one).  0, or -1 with OSError set. */
+int
+ga_runtime_at_fork_child(void (*child)(void))
+{
+    int err = pthread_atfork(NULL, NULL, child);
+    if (err != 0) {
+        errno = err;
+        PyErr_SetFromErrno(PyExc_OSError);
+        return -1;
+    }
+    return 0;
+}
+
 /* Raise CUDARuntimeError in a child forked after CUDA was initialised. */
 static int
 runtime_raise_forked(void)
@@ -1343,12 +1357,8 @@ ga_runtime_init(PyObject *m)
 {
     if (PyType_Ready(&GA_StreamType) < 0 || PyType_Ready(&GA_EventType) < 0)
         return -1;
-    int err = pthread_atfork(NULL, NULL, runtime_after_fork_child);
-    if (err != 0) {
-        errno = err;
-        PyErr_SetFromErrno(PyExc_OSError);
+    if (ga_runtime_at_fork_child(runtime_after_fork_child) < 0)
         return -1;
-    }
     key_current = PyUnicode_InternFromString("gpuarr.cuda.current_streams");
     key_stack = PyUnicode_InternFromString("gpuarr.cuda.stream_stack");
     stream_null = stream_wrap(NULL, -1, 0);

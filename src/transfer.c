@@ -25,7 +25,6 @@
  */
 #include "gpuarr.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -569,12 +568,8 @@ transfer_after_fork_child(void)
 int
 ga_transfer_init(PyObject *m)
 {
-    int err = pthread_atfork(NULL, NULL, transfer_after_fork_child);
-    if (err != 0) {
-        errno = err;
-        PyErr_SetFromErrno(PyExc_OSError);
+    if (ga_runtime_at_fork_child(transfer_after_fork_child) < 0)
         return -1;
-    }
     if (Py_AtExit(transfer_release_rings) < 0) {
         PyErr_SetString(PyExc_RuntimeError, "gpuarr: no room to register an exit function");
         return -1;
