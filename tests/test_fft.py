@@ -21,6 +21,7 @@ import gpuarr.fft as gfft
 from gpuarr.cuda import _libs, cufft
 from gpuarr.scipy import signal
 
+import _conv_compare
 from _conv_compare import rand
 from _conv_emulation import backend  # noqa: F401 -- the fixture (convolutions)
 from _fft_emulation import fft_backend  # noqa: F401 -- the fixture (transforms)
@@ -523,17 +524,9 @@ def _check_conv(got, want, dtype):
 
 
 def same_conv(bk, name, a, k, **kwargs):
-    ours, theirs = getattr(signal, name), getattr(scipy_signal, name)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            want = theirs(a, k, **kwargs)
-        except Exception as exc:        # noqa: BLE001
-            with pytest.raises(type(exc)):
-                ours(bk.asarray(a), bk.asarray(k), **kwargs)
-            return
-        got = ours(bk.asarray(a), bk.asarray(k), **kwargs)
-    _check_conv(bk.get(got), want, (a.dtype, k.dtype))
+    _conv_compare.same(bk, getattr(signal, name), getattr(scipy_signal, name), a, k,
+                       check=lambda got, want: _check_conv(got, want, (a.dtype, k.dtype)),
+                       **kwargs)
 
 
 CONV_SHAPES = [((40,), (7,)), ((7,), (40,)), ((16,), (16,)), ((1,), (9,)), ((9,), (1,)),
