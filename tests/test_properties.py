@@ -865,6 +865,19 @@ def test_basic_indexing_gives_numpys_view(data):
     assert_view_like(got, dbase, want, hbase)
 
 
+def set_like_numpy(h, hidx, value, d, didx, dvalue, dbase, before):
+    """h[hidx] = value on the host, then d[didx] = dvalue: where NumPy raises
+    (a Python int out of range: OverflowError), gpuarr raises the same
+    class and dbase still holds `before` (returns False); else True."""
+    _, exc = outcome(h.__setitem__, hidx, value)
+    if exc is not None:
+        raises_like(exc, d.__setitem__, didx, dvalue)
+        assert_same(dbase.get(), before)
+        return False
+    call(d.__setitem__, didx, dvalue)
+    return True
+
+
 @pytest.mark.gpu
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 @given(data=st.data())
@@ -902,14 +915,8 @@ def test_basic_assignment(data):
         dvalue = value
     else:
         dvalue = value if how == "host" else gp.asarray(value)
-    before = hbase.copy()
-    _, exc = outcome(h.__setitem__, index, value)     # a Python int out of range: OverflowError
-    if exc is not None:
-        raises_like(exc, d.__setitem__, index, dvalue)
-        assert_same(dbase.get(), before)
-        return
-    call(d.__setitem__, index, dvalue)
-    assert_same(dbase.get(), hbase)
+    if set_like_numpy(h, index, value, d, index, dvalue, dbase, hbase.copy()):
+        assert_same(dbase.get(), hbase)
 
 
 @pytest.mark.gpu
@@ -963,12 +970,8 @@ def test_advanced_indexing_set(data):
     if scalar:
         value = value.reshape(-1)[0].item() if value.size else 1
     dvalue = value if scalar else gp.asarray(value)
-    _, exc = outcome(h.__setitem__, hidx, value)      # a Python int out of range: OverflowError
-    if exc is not None:
-        raises_like(exc, d.__setitem__, didx, dvalue)
-        assert_same(dbase.get(), before)
+    if not set_like_numpy(h, hidx, value, d, didx, dvalue, dbase, before):
         return
-    call(d.__setitem__, didx, dvalue)
     written = call(np.asarray(value).astype, dst)
     if scalar or np.unique(dest).size == dest.size:
         assert_same(dbase.get(), hbase)
