@@ -61,14 +61,9 @@ if [ -n "$wheels" ]; then
         pytest-metadata hypothesis || { echo "installing the suite's requirements failed"; exit 1; }
 fi
 export PYTHONUNBUFFERED=1
-if [ $build = 1 ] && [ "$module" = gpuarr ]; then
-    export GPUARR_CUDA_ARCHS=${GPUARR_CUDA_ARCHS:-90}
-    t0=$(date +%s)
-    if ! python3 setup.py build_ext --inplace >"$OUT/build.log" 2>&1; then
-        tail -40 "$OUT/build.log"; echo "BUILD FAILED"; exit 1
-    fi
-    echo "build: $(( $(date +%s) - t0 )) s (archs $GPUARR_CUDA_ARCHS)"
-fi
+# shellcheck source=tools/_gpu_common.sh
+. "$(dirname "$0")/_gpu_common.sh"
+[ $build = 1 ] && [ "$module" = gpuarr ] && build_in_place
 xfails=()
 [ "$module" = gpuarr ] && xfails=(--xfails-file "$ROOT/tools/array-api-tests-xfails.txt")
 log="$OUT/array-api-tests-$module.log"

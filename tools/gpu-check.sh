@@ -19,14 +19,10 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-export PYTHONUNBUFFERED=1
-export GPUARR_CUDA_ARCHS=${GPUARR_CUDA_ARCHS:-90}
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
-t0=$(date +%s)
-if ! python3 setup.py build_ext --inplace >"$OUT/build.log" 2>&1; then
-    tail -40 "$OUT/build.log"; echo "BUILD FAILED"; exit 1
-fi
-echo "build: $(( $(date +%s) - t0 )) s (archs $GPUARR_CUDA_ARCHS)"
+# shellcheck source=tools/_gpu_common.sh
+. "$(dirname "$0")/_gpu_common.sh"
+gpu_setup
+build_in_place
 # bytecode as an installed package has it (pip compiles it), so fresh-process
 # timings do not include compiling gpuarr's own .py files
 python3 -m compileall -q gpuarr

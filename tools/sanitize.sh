@@ -88,13 +88,9 @@ echo "$gpu, $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head
 version=$(compute-sanitizer --version 2>/dev/null | grep -oE "[0-9]{4}\.[0-9.]+" | head -1)
 commit=${GPUARR_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}  # GPUARR_COMMIT first: a copied tree may carry a stale .git
 echo "compute-sanitizer ${version:-?}; commit $commit; GPUARR_TEST_SEED=$GPUARR_TEST_SEED"
-if [ $build = 1 ]; then
-    t0=$(date +%s)
-    if ! python3 setup.py build_ext --inplace >"$OUT/build.log" 2>&1; then
-        tail -40 "$OUT/build.log"; echo "BUILD FAILED"; exit 1
-    fi
-    echo "build: $(( $(date +%s) - t0 )) s (archs $GPUARR_CUDA_ARCHS)"
-fi
+# shellcheck source=tools/_gpu_common.sh
+. "$(dirname "$0")/_gpu_common.sh"
+[ $build = 1 ] && build_in_place
 help=$(compute-sanitizer --help 2>&1)
 has() { grep -q -- "$1" <<<"$help"; }
 

@@ -33,16 +33,10 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-export PYTHONUNBUFFERED=1
-export GPUARR_CUDA_ARCHS=${GPUARR_CUDA_ARCHS:-90}
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
-if [ $build = 1 ]; then
-    t0=$(date +%s)
-    if ! python3 setup.py build_ext --inplace >"$OUT/build.log" 2>&1; then
-        tail -40 "$OUT/build.log"; echo "BUILD FAILED"; exit 1
-    fi
-    echo "build: $(( $(date +%s) - t0 )) s (archs $GPUARR_CUDA_ARCHS)"
-fi
+# shellcheck source=tools/_gpu_common.sh
+. "$(dirname "$0")/_gpu_common.sh"
+gpu_setup
+[ $build = 1 ] && build_in_place
 if [ -z "$seeds" ]; then
     seeds=$(for _ in $(seq "$runs"); do od -An -N4 -tu4 /dev/urandom | tr -d ' '; done)
 fi
