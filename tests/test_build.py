@@ -3,22 +3,18 @@ it can include, the compiler's version and the flags, and no temporary
 path (pip's isolated build environment puts NumPy's headers under a new
 /tmp/pip-build-env-* folder every time), so `pip install .` and
 `pip install -e .` share every object.  No GPU or compiler needed."""
-import importlib.util
 import os
 
 import numpy
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from _repo import REPO as ROOT, load_script
 
 
 @pytest.fixture(scope="module")
 def setup_py():
     pytest.importorskip("setuptools")
-    spec = importlib.util.spec_from_file_location("gpuarr_setup", os.path.join(ROOT, "setup.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)       # defines; setup() runs only as __main__
-    return module
+    return load_script("gpuarr_setup", "setup.py")   # defines; setup() runs only as __main__
 
 
 @pytest.fixture

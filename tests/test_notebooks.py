@@ -12,16 +12,16 @@ runner of tools/run_notebooks.py; a cell error fails the test, naming the
 notebook and the cell.
 """
 import glob
-import importlib.util
 import os
 import re
 import sys
 
 import pytest
 
+from _repo import REPO, load_script
+
 nbformat = pytest.importorskip("nbformat")
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATHS = sorted(glob.glob(os.path.join(REPO, "notebooks", "[0-9][0-9]_*.ipynb")))
 CUPY_ALLOWED = {"09_numba_and_friends.ipynb"}     # CuPy as an exchange partner only
 RERUN = ("run tools/run_notebooks.py on a GPU machine and commit the notebooks it writes "
@@ -29,11 +29,7 @@ RERUN = ("run tools/run_notebooks.py on a GPU machine and commit the notebooks i
 
 
 def runner():
-    spec = importlib.util.spec_from_file_location(
-        "run_notebooks", os.path.join(REPO, "tools", "run_notebooks.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("run_notebooks", "tools", "run_notebooks.py")
 
 
 @pytest.fixture(params=PATHS, ids=os.path.basename)

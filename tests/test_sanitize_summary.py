@@ -1,21 +1,14 @@
 """tools/sanitize_summary.py (no GPU needed): compute-sanitizer's reports
 in the forms its versions print, attributed to kernels; summaries; shards
 of several device calls added up into one markdown table."""
-import importlib.util
-import os
-
 import pytest
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from _repo import load_script
 
 
 @pytest.fixture(scope="module")
 def summary():
-    spec = importlib.util.spec_from_file_location(
-        "sanitize_summary", os.path.join(REPO, "tools", "sanitize_summary.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("sanitize_summary", "tools", "sanitize_summary.py")
 
 
 @pytest.mark.parametrize("location, name", [
