@@ -39,10 +39,12 @@ def reshape(a, shape, order="C", *, newshape=None, copy=None):
         shape = newshape
     a = _device(a)
     r = a.reshape(shape, order=order)
+    if copy is None:
+        return r
     copied = not {id(b) for b in _bases(r)} & {id(b) for b in _bases(a)}
     if copy and not copied:
         return r.copy()
-    if copy is False and copied:
+    if not copy and copied:
         raise ValueError("Unable to avoid creating a copy while reshaping.")
     return r
 
