@@ -15,7 +15,8 @@
 #               runs over several device calls)
 # -n N          each run on N pytest-xdist workers, when pytest-xdist is
 #               installed (they share the one GPU: timing tests may suffer)
-# --timeout S   limit of one run in seconds (default 420)
+# --timeout S   limit of one run in seconds (default 420); at the limit pytest
+#               is interrupted (SIGINT), so it still lists the failures so far
 # --no-build    the extension is already built here
 set -uo pipefail
 OUT=${OUT:-/tmp/gpuarr-seeds}
@@ -53,7 +54,7 @@ fi
 for seed in $seeds; do
     log="$OUT/run-$seed.log"
     t0=$(date +%s)
-    GPUARR_TEST_SEED=$seed GPUARR_REQUIRE_GPU=1 timeout "$limit" python3 -m pytest -q -rfE \
+    GPUARR_TEST_SEED=$seed GPUARR_REQUIRE_GPU=1 timeout -s INT -k 30 "$limit" python3 -m pytest -q -rfE \
         -p no:cacheprovider ${xdist[@]+"${xdist[@]}"} "$@" tests >"$log" 2>&1
     rc=$?
     [ $rc = 124 ] && echo "TIMEOUT after $limit s" >>"$log"
