@@ -37,6 +37,8 @@ from ._sorting import (sort, argsort, partition, argpartition, unique, unique_al
                        compress, extract, take, take_along_axis, put, searchsorted, digitize,
                        bincount, histogram)
 from ._convolve import convolve, correlate
+from ._linalg import (matmul, dot, vdot, inner, outer, tensordot, vecdot, trace, kron,
+                      einsum)
 ufunc = type(_core.ufuncs["add"])
 from ._interop import get_array_module, from_dlpack  # noqa: E402
 # The array API standard: the namespace is this module (x.__array_namespace__()).

@@ -55,6 +55,8 @@ def array_function(self, func, types, args, kwargs):
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     name = ufunc.__name__
     gu = _core.ufuncs.get(name) or _core.ufuncs.get({"divide": "true_divide"}.get(name, ""))
+    if gu is None and name in ("matmul", "vecdot") and method == "__call__":
+        return getattr(gpuarr, name)(*_to_device(list(inputs)), **kwargs)   # NumPy's gufuncs
     if gu is None:
         raise TypeError(f"gpuarr does not implement the ufunc numpy.{name} for device arrays")
     inputs = _to_device(list(inputs))

@@ -69,11 +69,8 @@ contiguous_as(ga_array *a, int type)
     return ga_array_copy_as(a, ga_dtype_from_code(type), 0);
 }
 
-/* A device array from a gpuarr function's argument: device arrays pass
- * (moved to the current device when needed), Python scalars and sequences
- * are converted, NumPy arrays are refused. */
-static ga_array *
-device_arg(PyObject *obj, const char *fname, const char *argname)
+ga_array *
+ga_device_arg(PyObject *obj, const char *fname, const char *argname)
 {
     if (PyArray_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "%s: %s is a numpy.ndarray, which lives in host memory; "
@@ -461,9 +458,9 @@ static PyObject *
 np_operand(PyObject *obj, const char *fname, const char *argname)
 {
     if (ga_array_check(obj) || PyObject_HasAttrString(obj, "__cuda_array_interface__"))
-        return (PyObject *)device_arg(obj, fname, argname);
+        return (PyObject *)ga_device_arg(obj, fname, argname);
     if (PyArray_Check(obj))
-        return (PyObject *)device_arg(obj, fname, argname);   /* raises */
+        return (PyObject *)ga_device_arg(obj, fname, argname);   /* raises */
     return PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
 }
 

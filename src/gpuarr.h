@@ -327,6 +327,20 @@ PyObject *ga_array_any(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
 PyObject *ga_array_cumsum(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_cumprod(PyObject *self, PyObject *args, PyObject *kwds);
 
+/* ======================== convolve.c ===================================== */
+
+/* A device array from argument `argname` of gpuarr function `fname`: device
+ * arrays pass (moved to the current device when needed), Python scalars and
+ * sequences are converted, NumPy arrays are refused with a TypeError saying
+ * to use gpuarr.asarray().  New reference, or NULL. */
+ga_array *ga_device_arg(PyObject *obj, const char *fname, const char *argname);
+
+/* ======================== blas.c ========================================= */
+
+/* NumPy's matmul of x1 and x2 (device arrays, scalars or sequences), into
+ * out (may be NULL) as dtype (may be NULL): the @ operator and gp.matmul. */
+PyObject *ga_matmul(PyObject *x1, PyObject *x2, PyObject *out, PyArray_Descr *dtype);
+
 /* ======================== measure.c ====================================== */
 
 /* Copy nbytes from device memory to host memory on `stream` and wait for
@@ -401,6 +415,7 @@ int ga_scan_init(PyObject *m);
 int ga_convolve_init(PyObject *m);
 int ga_userkernel_init(PyObject *m);
 int ga_userelementwise_init(PyObject *m);
+int ga_blas_init(PyObject *m);
 
 /* Method tables and slot functions defined in their own files and wired
  * into the type object in arrayobject.c. */
