@@ -21,7 +21,7 @@ import numpy
 
 from . import _core
 from ._core import ndarray
-from ._manipulation import _device, broadcast_to
+from ._manipulation import _device, broadcast_to, moveaxis
 
 __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "vecdot", "trace", "kron",
            "einsum"]
@@ -181,8 +181,8 @@ def vecdot(x1, x2, /, *, axis=-1):
                          f"(size {x2.shape[i2]}) differ in length")
     if x1.dtype.kind == "c":
         x1 = _core.ufuncs["conjugate"](x1)
-    v1 = x1.swapaxes(i1, -1)[..., None, :]
-    v2 = x2.swapaxes(i2, -1)[..., :, None]
+    v1 = moveaxis(x1, i1, -1)[..., None, :]
+    v2 = moveaxis(x2, i2, -1)[..., :, None]
     return matmul(v1, v2)[..., 0, 0]
 
 

@@ -601,6 +601,13 @@ ga_matmul(PyObject *x1, PyObject *x2, PyObject *out, PyArray_Descr *dtype)
 {
     ga_array *a = NULL, *b = NULL;
     PyObject *r = NULL;
+    PyObject *x[2] = {x1, x2};
+    for (int i = 0; i < 2; ++i)          /* NumPy's error, before a scalar is uploaded */
+        if (PyLong_Check(x[i]) || PyFloat_Check(x[i]) || PyComplex_Check(x[i]) ||
+            PyArray_IsScalar(x[i], Generic))
+            return PyErr_Format(PyExc_ValueError, "matmul: Input operand %d does not have "
+                                "enough dimensions (has 0, gufunc core with signature "
+                                MM_SIGNATURE " requires 1)", i);
     if ((a = ga_device_arg(x1, "matmul", "x1")) == NULL ||
         (b = ga_device_arg(x2, "matmul", "x2")) == NULL)
         goto done;
