@@ -1136,6 +1136,83 @@ def rfft(xp, x):
     return lambda: xp.fft.rfft(x)
 
 
+# ------------------------------------------------ issue 24: matrix products ---
+
+N8K = 8192
+
+
+@functools.lru_cache(maxsize=None)
+def square_pair(n, dtype):
+    """Two n x n matrices of dtype, values on [-0.5, 0.5)."""
+    return (host_random(n * n, dtype).reshape(n, n) - dtype(0.5),
+            host_random(n * n, dtype, seed=1).reshape(n, n) - dtype(0.5))
+
+
+def rows_checked(n, dtype, rows=4):
+    """Check the first rows of a big product against NumPy's (the whole
+    product would take NumPy minutes): k = n products of [-0.5, 0.5)
+    values, each within n eps of the sum of their magnitudes."""
+    def check(got, _ref):
+        a, b = square_pair(n, dtype)
+        want = a[:rows].astype(np.float64) @ b.astype(np.float64)
+        bound = n * np.finfo(dtype).eps * (np.abs(a[:rows]).astype(np.float64) @ np.abs(b))
+        err = np.abs(got[:rows] - want)
+        return None if np.all(err <= bound) else f"max error {err.max():.3g} above n eps |a||b|"
+    return check
+
+
+def matmul_case(xp, a, b):
+    return lambda: a @ b
+
+
+for _dt, _name in ((np.float32, "f32"), (np.float64, "f64")):
+    case(f"matmul_{_name}_8192", issue=24, desc="a @ b; goal: cuBLAS's rate (bench_matmul.py "
+         "times cuBLAS directly), not slower than CuPy", size=f"8192^2 {_name}",
+         goal="<= 1x CuPy", flops=2 * N8K ** 3, flop_dtype=_name,
+         bytes=3 * N8K * N8K * np.dtype(_dt).itemsize, floor_note="flops over the chip's peak",
+         requires=("matmul",), reference=False, check=rows_checked(N8K, _dt),
+         setup=functools.partial(square_pair, N8K, _dt))(matmul_case)
+
+
+@case("matmul_batch_4096x64_f32", issue=24, desc="a @ b over a batch (one strided-batched GEMM)",
+      size="4096 x 64^2 f32", goal="<= 1x CuPy", flops=2 * 4096 * 64 ** 3, flop_dtype="f32",
+      bytes=3 * 4096 * 64 * 64 * 4, tol=(1e-4, 1e-4), requires=("matmul",),
+      setup=lambda: (host_random(4096 * 64 * 64).reshape(4096, 64, 64) - np.float32(0.5),
+                     host_random(4096 * 64 * 64, seed=1).reshape(4096, 64, 64)
+                     - np.float32(0.5)))
+def matmul_batch(xp, a, b):
+    return lambda: a @ b
+
+
+@case("matmul_overhead_64", issue=24, kind="host", desc="host time per a @ b (20,000 calls, one "
+      "sync)", size="64^2 f32", goal="<= 6 us", cupy_ref="~6 us (the issue's figure)",
+      floor_note="~3.5 us (a launch)", requires=("matmul",), tol=(1e-4, 1e-4),
+      setup=lambda: (host_random(64 * 64).reshape(64, 64), host_random(64 * 64, seed=1)
+                     .reshape(64, 64)))
+def matmul_overhead(xp, a, b):
+    return lambda: a @ b
+
+
+@case("matmul_int32_1024", issue=24, desc="a @ b of int32 (gpuarr's exact kernel; CuPy's own)",
+      size="1024^2 i32", goal="<= 1x CuPy", flops=2 * 1024 ** 3, flop_dtype="f32",
+      bytes=3 * 1024 * 1024 * 4, tol=EXACT, requires=("matmul",),
+      setup=lambda: ((host_random(1 << 20) * 200 - 100).astype(np.int32).reshape(1024, 1024),
+                     (host_random(1 << 20, seed=1) * 200 - 100).astype(np.int32)
+                     .reshape(1024, 1024)))
+def matmul_int32(xp, a, b):
+    return lambda: a @ b
+
+
+@case("einsum_bij_bjk_256", issue=24, desc="einsum('bij,bjk->bik') (one batched GEMM)",
+      size="64 x 256^2 f32", goal="<= 1x CuPy", flops=2 * 64 * 256 ** 3, flop_dtype="f32",
+      bytes=3 * 64 * 256 * 256 * 4, tol=(1e-4, 1e-4), requires=("einsum",),
+      setup=lambda: (host_random(64 * 256 * 256).reshape(64, 256, 256) - np.float32(0.5),
+                     host_random(64 * 256 * 256, seed=1).reshape(64, 256, 256)
+                     - np.float32(0.5)))
+def einsum_batched(xp, a, b):
+    return lambda: xp.einsum("bij,bjk->bik", a, b)
+
+
 @dataclasses.dataclass
 class Cell:
     """One library's outcome on one case."""
