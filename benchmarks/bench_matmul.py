@@ -123,7 +123,7 @@ def main():
 
     for dtype in (np.float32, np.float64):
         n = run.N8K
-        pairs = on_devices(*run.square_pair(n, dtype))
+        pairs = on_devices(*run.matrix_pair((n, n), dtype))
         c = gp.empty((n, n), dtype=dtype)
         gpu_row(f"matmul {np.dtype(dtype).name} {n}^2", 2 * n ** 3, pairs,
                 direct.gemm(*pairs["gpuarr"], c))
@@ -131,14 +131,13 @@ def main():
         for b in backends.values():
             b.free()
 
-    pairs = on_devices(run.host_random(4096 * 64 * 64).reshape(4096, 64, 64),
-                       run.host_random(4096 * 64 * 64, seed=1).reshape(4096, 64, 64))
+    pairs = on_devices(*run.matrix_pair((4096, 64, 64)))
     c = gp.empty((4096, 64, 64), dtype=np.float32)
     gpu_row("matmul batch 4096 x 64^2 f32", 2 * 4096 * 64 ** 3, pairs,
             direct.gemm_batched(*pairs["gpuarr"], c))
     del pairs, c
 
-    small = run.host_random(64 * 64).reshape(64, 64)
+    small = run.matrix_pair((64, 64))[0]
     host = {"case": "host time per 64^2 f32 a @ b"}
     for xp in (gp, cp):
         if xp is None:

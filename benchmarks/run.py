@@ -1142,10 +1142,15 @@ N8K = 8192
 
 
 @functools.lru_cache(maxsize=None)
-def square_pair(n, dtype):
-    """Two n x n matrices of dtype, values on [-0.5, 0.5)."""
-    return (host_random(n * n, dtype).reshape(n, n) - dtype(0.5),
-            host_random(n * n, dtype, seed=1).reshape(n, n) - dtype(0.5))
+def matrix_pair(shape, dtype=np.float32):
+    """Two arrays of shape and dtype: floats on [-0.5, 0.5), integers on
+    [-100, 100)."""
+    n = int(np.prod(shape))
+
+    def one(seed):
+        x = host_random(n, np.float64, seed).reshape(shape) - 0.5
+        return (x * 200 if np.dtype(dtype).kind in "iu" else x).astype(dtype)
+    return one(0), one(1)
 
 
 def rows_checked(n, dtype, rows=4):
@@ -1153,7 +1158,7 @@ def rows_checked(n, dtype, rows=4):
     product would take NumPy minutes): k = n products of [-0.5, 0.5)
     values, each within n eps of the sum of their magnitudes."""
     def check(got, _ref):
-        a, b = square_pair(n, dtype)
+        a, b = matrix_pair((n, n), dtype)
         want = a[:rows].astype(np.float64) @ b.astype(np.float64)
         bound = n * np.finfo(dtype).eps * (np.abs(a[:rows]).astype(np.float64) @ np.abs(b))
         err = np.abs(got[:rows] - want)
@@ -1171,44 +1176,31 @@ for _dt, _name in ((np.float32, "f32"), (np.float64, "f64")):
          goal="<= 1x CuPy", flops=2 * N8K ** 3, flop_dtype=_name,
          bytes=3 * N8K * N8K * np.dtype(_dt).itemsize, floor_note="flops over the chip's peak",
          requires=("matmul",), reference=False, check=rows_checked(N8K, _dt),
-         setup=functools.partial(square_pair, N8K, _dt))(matmul_case)
+         setup=functools.partial(matrix_pair, (N8K, N8K), _dt))(matmul_case)
 
 
-@case("matmul_batch_4096x64_f32", issue=24, desc="a @ b over a batch (one strided-batched GEMM)",
+case("matmul_batch_4096x64_f32", issue=24, desc="a @ b over a batch (one strided-batched GEMM)",
       size="4096 x 64^2 f32", goal="<= 1x CuPy", flops=2 * 4096 * 64 ** 3, flop_dtype="f32",
       bytes=3 * 4096 * 64 * 64 * 4, tol=(1e-4, 1e-4), requires=("matmul",),
-      setup=lambda: (host_random(4096 * 64 * 64).reshape(4096, 64, 64) - np.float32(0.5),
-                     host_random(4096 * 64 * 64, seed=1).reshape(4096, 64, 64)
-                     - np.float32(0.5)))
-def matmul_batch(xp, a, b):
-    return lambda: a @ b
+      setup=functools.partial(matrix_pair, (4096, 64, 64)))(matmul_case)
 
 
-@case("matmul_overhead_64", issue=24, kind="host", desc="host time per a @ b (20,000 calls, one "
+case("matmul_overhead_64", issue=24, kind="host", desc="host time per a @ b (20,000 calls, one "
       "sync)", size="64^2 f32", goal="<= 6 us", cupy_ref="~6 us (the issue's figure)",
       floor_note="~3.5 us (a launch)", requires=("matmul",), tol=(1e-4, 1e-4),
-      setup=lambda: (host_random(64 * 64).reshape(64, 64), host_random(64 * 64, seed=1)
-                     .reshape(64, 64)))
-def matmul_overhead(xp, a, b):
-    return lambda: a @ b
+      setup=functools.partial(matrix_pair, (64, 64)))(matmul_case)
 
 
-@case("matmul_int32_1024", issue=24, desc="a @ b of int32 (gpuarr's exact kernel; CuPy's own)",
+case("matmul_int32_1024", issue=24, desc="a @ b of int32 (gpuarr's exact kernel; CuPy's own)",
       size="1024^2 i32", goal="<= 1x CuPy", flops=2 * 1024 ** 3, flop_dtype="f32",
       bytes=3 * 1024 * 1024 * 4, tol=EXACT, requires=("matmul",),
-      setup=lambda: ((host_random(1 << 20) * 200 - 100).astype(np.int32).reshape(1024, 1024),
-                     (host_random(1 << 20, seed=1) * 200 - 100).astype(np.int32)
-                     .reshape(1024, 1024)))
-def matmul_int32(xp, a, b):
-    return lambda: a @ b
+      setup=functools.partial(matrix_pair, (1024, 1024), np.int32))(matmul_case)
 
 
 @case("einsum_bij_bjk_256", issue=24, desc="einsum('bij,bjk->bik') (one batched GEMM)",
       size="64 x 256^2 f32", goal="<= 1x CuPy", flops=2 * 64 * 256 ** 3, flop_dtype="f32",
       bytes=3 * 64 * 256 * 256 * 4, tol=(1e-4, 1e-4), requires=("einsum",),
-      setup=lambda: (host_random(64 * 256 * 256).reshape(64, 256, 256) - np.float32(0.5),
-                     host_random(64 * 256 * 256, seed=1).reshape(64, 256, 256)
-                     - np.float32(0.5)))
+      setup=functools.partial(matrix_pair, (64, 256, 256)))
 def einsum_batched(xp, a, b):
     return lambda: xp.einsum("bij,bjk->bik", a, b)
 

@@ -666,29 +666,6 @@ py_matmul(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwn
     return r;
 }
 
-static int
-intp_list(PyObject *seq, npy_intp *out, const char *what)
-{
-    PyObject *f = PySequence_Fast(seq, what);
-    if (f == NULL)
-        return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
-    if (n > NPY_MAXDIMS) {
-        Py_DECREF(f);
-        PyErr_Format(PyExc_ValueError, "%s: at most %d values", what, NPY_MAXDIMS);
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; ++i) {
-        out[i] = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(f, i));
-        if (out[i] == -1 && PyErr_Occurred()) {
-            Py_DECREF(f);
-            return -1;
-        }
-    }
-    Py_DECREF(f);
-    return (int)n;
-}
-
 static PyObject *
 kshape_list(const ga_kshape *sh, const ga_kstrides *st)
 {
@@ -719,9 +696,10 @@ py_matmul_plan(PyObject *self, PyObject *args)
     ga_kstrides st[3];
     if (!PyArg_ParseTuple(args, "OOOOi", &as, &ast, &bs, &bst, &isz))
         return NULL;
-    int and = intp_list(as, ash, "a_shape"), bnd = and < 0 ? -1 : intp_list(bs, bsh, "b_shape");
-    if (bnd < 0 || intp_list(ast, astr, "a_strides") != and ||
-        intp_list(bst, bstr, "b_strides") != bnd) {
+    int and = ga_plan_intp_seq(as, ash, NPY_MAXDIMS, "a_shape");
+    int bnd = and < 0 ? -1 : ga_plan_intp_seq(bs, bsh, NPY_MAXDIMS, "b_shape");
+    if (bnd < 0 || ga_plan_intp_seq(ast, astr, NPY_MAXDIMS, "a_strides") != and ||
+        ga_plan_intp_seq(bst, bstr, NPY_MAXDIMS, "b_strides") != bnd) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "shapes and strides differ in length");
         return NULL;

@@ -224,6 +224,11 @@ int ga_plan_collapse(int ndim, const npy_intp *dims, int nops,
 int ga_plan_broadcast_to(int a_ndim, const npy_intp *a_shape, const npy_intp *a_strides,
                          int ndim, const npy_intp *shape, npy_intp *out_strides);
 
+/* A sequence of at most `max` Python ints (a shape, strides) into out;
+ * its length, or -1 with ValueError naming `what` (TypeError when it is no
+ * sequence of ints). */
+int ga_plan_intp_seq(PyObject *seq, npy_intp *out, int max, const char *what);
+
 /* ======================== convert.c ====================================== */
 
 /* dst[...] = src[...], broadcasting src to dst's shape and converting its

@@ -26,6 +26,7 @@ from _conv_compare import rand
 from _conv_emulation import backend  # noqa: F401 -- the fixture (convolutions)
 from _fft_emulation import fft_backend  # noqa: F401 -- the fixture (transforms)
 import _fft_emulation
+from _libraries import missing_library_message
 
 scipy_signal = pytest.importorskip("scipy.signal")
 
@@ -393,20 +394,10 @@ def test_numpy_fft_dispatches_to_gpuarr_fft():
 # ================================================ loading cuFFT ===========
 
 def test_missing_cufft_names_every_place_searched(monkeypatch, tmp_path):
-    monkeypatch.setattr(cufft._LIB, "lib", None)
-    site = tmp_path / "site-packages" / "nvidia" / "cu13" / "lib"
-    monkeypatch.setattr(cufft, "_candidates", lambda: [
-        ("$CUDA_HOME/lib64", str(tmp_path / "no-cuda" / "lib64" / "libcufft.so.12")),
-        (str(site), str(site / "libcufft.so.12")),
-        (_libs.SYSTEM, "libcufft-does-not-exist.so.12"),
-        ("/usr/local/cuda/lib64", str(tmp_path / "no-local" / "libcufft.so.12"))])
-    with pytest.raises(cufft.CUFFTError) as info:
-        cufft.find_cufft()
-    msg = str(info.value)
-    for place in ("$CUDA_HOME/lib64", str(site), _libs.SYSTEM, "/usr/local/cuda/lib64"):
-        assert place in msg
+    msg = missing_library_message(monkeypatch, tmp_path, cufft, "libcufft.so.12",
+                                  cufft.find_cufft, cufft.CUFFTError)
     assert 'pip install "gpuarr[cufft]"' in msg and "nvidia-cufft" in msg
-    assert isinstance(info.value, gpuarr.cuda.CUDARuntimeError)
+    assert issubclass(cufft.CUFFTError, gpuarr.cuda.CUDARuntimeError)
 
 
 def test_library_search_order(monkeypatch, tmp_path):
