@@ -14,7 +14,8 @@
  * product (with the device current) and kept until _blas_release, which
  * gpuarr/cuda/cublas.py registers with atexit (never in a child forked
  * after CUDA was initialised).  The handle is set to the calling thread's
- * current stream of the device before each call.  The GIL is held from
+ * current stream of the device before each call (cublasSetStream only when
+ * it changes: the handles are gpuarr's alone).  The GIL is held from
  * cublasSetStream to the GEMM, so threads sharing a handle cannot
  * interleave there.  Math mode is CUBLAS_DEFAULT_MATH and the compute types
  * are the plain 32F / 64F ones: float32 products never use TF32, as NumPy's
@@ -68,6 +69,7 @@ static struct {
                         int, long long, const void *, int, int, long long, const void *,
                         void *, int, int, long long, int, int, int);
     blas_handle handles[BLAS_MAX_DEVICES];
+    cudaStream_t streams[BLAS_MAX_DEVICES];   /* the stream each handle is set to */
 } blas;
 
 /* Raise gpuarr.cuda.cublas.CUBLASError(message, status) (or
@@ -132,10 +134,14 @@ blas_handle_for(int device, cudaStream_t stream)
             return NULL;
         }
         blas.handles[device] = h;
+        blas.streams[device] = NULL;          /* a new handle works on the default stream */
     }
-    if ((st = blas.set_stream(blas.handles[device], stream)) != 0) {
-        blas_error(st, "cublasSetStream");
-        return NULL;
+    if (blas.streams[device] != stream) {
+        if ((st = blas.set_stream(blas.handles[device], stream)) != 0) {
+            blas_error(st, "cublasSetStream");
+            return NULL;
+        }
+        blas.streams[device] = stream;
     }
     return blas.handles[device];
 }
@@ -215,6 +221,7 @@ py_blas_release(PyObject *self, PyObject *unused)
         if (cudaSetDevice(d) == cudaSuccess)
             blas.destroy(blas.handles[d]);
         blas.handles[d] = NULL;
+        blas.streams[d] = NULL;
     }
     if (current >= 0)
         cudaSetDevice(current);

@@ -444,7 +444,7 @@ def test_matmul_views(rng, dtype):
         (lambda x: x[:1, :5, :], lambda y: y[:, :, 3:9]),            # broadcast batch of 1
         (lambda x: x[0, 3], lambda y: y[2]),                         # a row of x1: 1-d
         (lambda x: x[1], lambda y: y[1, :, 5]),                      # a column of x2: 1-d
-        (lambda x: x[1, :, 4], lambda y: y[1, :, 7]),                # two 1-d views
+        (lambda x: x[1, 4], lambda y: y[1, :, 7]),                   # two 1-d views
         (lambda x: x[:, :, :1], lambda y: y[:, :1, :]),              # k == 1
     ]
     for i, (fa, fb) in enumerate(cases):
