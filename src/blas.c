@@ -517,6 +517,8 @@ mm_check_out(PyObject *out, const mm_shape *p, PyArray_Descr *rdt, int device)
 static PyArray_Descr *
 mm_result_dtype(ga_array *a, ga_array *b, PyArray_Descr *dtype)
 {
+    if (dtype == NULL && a->descr == b->descr)      /* the common case, without NumPy */
+        return (PyArray_Descr *)Py_NewRef((PyObject *)a->descr);
     if (dtype == NULL)
         return PyArray_PromoteTypes(a->descr, b->descr);
     ga_array *in[2] = {a, b};

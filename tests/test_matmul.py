@@ -616,6 +616,51 @@ def test_matmul_runs_on_the_current_stream(rng):
 
 
 @pytest.mark.gpu
+def test_matmul_from_threads_on_their_streams(rng):
+    """One handle per device, shared: each thread's product runs on its own
+    stream and is right."""
+    import threading
+    a = [rand(rng, (96, 80), np.float32) for _ in range(4)]
+    b = [rand(rng, (80, 64), np.float32) for _ in range(4)]
+    got, errors = [None] * 4, []
+
+    def work(i):
+        try:
+            with gp.cuda.Stream(non_blocking=True) as s:
+                x, y = gp.asarray(a[i]), gp.asarray(b[i])
+                for _ in range(20):
+                    r = x @ y
+                s.synchronize()
+                got[i] = r.get()
+        except Exception as exc:          # noqa: BLE001 -- reported below
+            errors.append(exc)
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for i in range(4):
+        check_matmul(got[i], a[i], b[i])
+
+
+@pytest.mark.gpu
+def test_cublas_handles_go_at_exit():
+    code = textwrap.dedent("""
+        import gpuarr as gp
+        x = gp.ones((64, 64), dtype="float32")
+        y = (x @ x).sum()
+        with gp.cuda.Stream():
+            z = x @ x
+        print(float(y), float(z.sum()))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["262144.0", "262144.0"] and out.stderr == ""
+
+
+@pytest.mark.gpu
 def test_cublas_version_and_handle():
     assert cublas.get_version() >= 11000
     assert _core._blas_loaded()
