@@ -12,7 +12,8 @@ it or to an elementwise product:
 - einsum: one or two operands reduce to sums and one batched matmul; more
   operands are contracted left to right, two at a time (no path search).
 
-Results follow NumPy's dtypes (the promotion of the operands); ``out=``
+``ndarray.dot`` and ``ndarray.trace`` are dot and trace.  Results follow
+NumPy's dtypes (the promotion of the operands); ``out=``
 is checked before any device work and written once at the end.
 """
 import operator
@@ -348,3 +349,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, optimize=False):
     if x.dtype != rdt:
         x = x.astype(rdt)
     return _into(x, out)
+
+
+_core._register_helper("ndarray.dot", dot)
+_core._register_helper("ndarray.trace", trace)

@@ -310,6 +310,10 @@ def test_function_errors_before_any_device_work():
         gp.trace(fake_array((3,)))
     with pytest.raises(TypeError, match="gpuarr.asarray"):
         gp.dot(np.ones(3), fake_array((3,)))
+    with pytest.raises(ValueError, match=r"not aligned: 3 \(dim 1\) != 2 \(dim 0\)"):
+        a.dot(b)                                             # the method is gp.dot
+    with pytest.raises(ValueError, match="at least two dimensions"):
+        fake_array((3,)).trace()
 
 
 @pytest.mark.parametrize("subscripts,shapes,words", [
@@ -784,6 +788,10 @@ def test_trace_and_kron(xp, rng, dtype):
     a = rand(rng, (4, 5, 3), dtype)
     da = xp.asarray(a)
     check_product(gp.trace(da), np.trace(a), 4)
+    if xp is gp:
+        check_product(da.trace(offset=1), a.trace(offset=1), 4)
+        check_product(da[:, :, 0].T.dot(da[:, :3, 1]), a[:, :, 0].T.dot(a[:, :3, 1]), 4,
+                      np.abs(a[:, :, 0].T).astype(float) @ np.abs(a[:, :3, 1]).astype(float))
     check_product(gp.trace(da, offset=1, axis1=1, axis2=2), np.trace(a, 1, 1, 2), 4)
     wide = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
     check_product(gp.trace(da[:, :, 0], offset=-2, dtype=wide),
