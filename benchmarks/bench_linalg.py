@@ -98,20 +98,22 @@ def linalg_solve(xp, a, b):
     return lambda: xp.linalg.solve(a, b)
 
 
-@run.case("linalg_svd_4096_f64", issue=ISSUE, desc="linalg.svd(a) (full U, Vh); goal: not "
-          "slower than CuPy", size=SIZE, goal="<= 1x CuPy", flops=22 * N ** 3,
-          reference=False, check=check_svd, requires=("linalg.svd",),
-          setup=lambda: (_general(),))
-def linalg_svd(xp, a):
-    return lambda: xp.linalg.svd(a)
+def decomposition(name):
+    """The build function of a case: xp.linalg.<name>(a)."""
+    def build(xp, a):
+        fn = getattr(xp.linalg, name)
+        return lambda: fn(a)
+    return build
 
 
-@run.case("linalg_eigh_4096_f64", issue=ISSUE, desc="linalg.eigh(a) (values and vectors); "
-          "goal: not slower than CuPy", size=SIZE, goal="<= 1x CuPy", flops=9 * N ** 3,
-          reference=False, check=check_eigh, requires=("linalg.eigh",),
-          setup=lambda: (_symmetric(),))
-def linalg_eigh(xp, a):
-    return lambda: xp.linalg.eigh(a)
+# (name, what it computes, flops in LAPACK's counts, matrix, check)
+for _name, _what, _flops, _matrix, _check in (
+        ("svd", "full U, Vh", 22 * N ** 3, _general, check_svd),
+        ("eigh", "values and vectors", 9 * N ** 3, _symmetric, check_eigh)):
+    run.case(f"linalg_{_name}_4096_f64", issue=ISSUE, desc=f"linalg.{_name}(a) ({_what}); "
+             "goal: not slower than CuPy", size=SIZE, goal="<= 1x CuPy", flops=_flops,
+             reference=False, check=_check, requires=(f"linalg.{_name}",),
+             setup=lambda m=_matrix: (m(),))(decomposition(_name))
 
 
 def main(argv=None):

@@ -149,6 +149,14 @@ def _square(a):
         raise LinAlgError("Last 2 dimensions of the array must be square")
 
 
+def _square_operand(a, fname):
+    """(a on the device, its compute type, n) for a function of a stack of
+    n x n matrices, after NumPy's checks."""
+    a = _operand(a, fname)
+    _square(a)
+    return to_device(a), _compute_type(a.dtype), a.shape[-1]
+
+
 def _nbatch(shape):
     return math.prod(shape)
 
@@ -189,11 +197,9 @@ def svd_plan(m, n, full_matrices, compute_uv):
 
 
 def eigh_uplo(UPLO, is_complex):
-    """(cuSOLVER's fill mode, copy column-major) for NumPy's UPLO: a real
-    matrix's C copy is read with the triangle flipped, a complex one is
-    copied column-major."""
-    if UPLO not in ("L", "U"):
-        raise ValueError("UPLO argument must be 'L' or 'U'")
+    """(cuSOLVER's fill mode, copy column-major) for NumPy's UPLO ('L' or
+    'U'): a real matrix's C copy is read with the triangle flipped, a
+    complex one is copied column-major."""
     lower = UPLO == "L"
     if not is_complex:
         lower = not lower
@@ -272,11 +278,7 @@ def _pivot_sign(pivots, n, dtype):
 def det(a):
     """The determinant of each matrix over a's last two axes (a device array:
     0-d for one matrix), from LU; 0 for a singular matrix."""
-    a = _operand(a, "det")
-    _square(a)
-    dtype = _compute_type(a.dtype)
-    n = a.shape[-1]
-    a = to_device(a)
+    a, dtype, n = _square_operand(a, "det")
     with a.device:
         if n == 0 or a.size == 0:
             return gp.ones(a.shape[:-2], dtype=dtype)
@@ -288,12 +290,8 @@ def slogdet(a):
     """SlogdetResult(sign, logabsdet) of each matrix: det = sign *
     exp(logabsdet); (0, -inf) for a singular matrix.  sign has a's compute
     type (a unit complex number for complex input), logabsdet its real type."""
-    a = _operand(a, "slogdet")
-    _square(a)
-    dtype = _compute_type(a.dtype)
+    a, dtype, n = _square_operand(a, "slogdet")
     real = _real_type(dtype)
-    n = a.shape[-1]
-    a = to_device(a)
     with a.device:
         if n == 0 or a.size == 0:
             return SlogdetResult(gp.ones(a.shape[:-2], dtype=dtype),
@@ -313,11 +311,7 @@ def slogdet(a):
 def inv(a):
     """The inverse of each matrix; LinAlgError("Singular matrix") when one
     is singular (one synchronisation).  getrs against the identity."""
-    a = _operand(a, "inv")
-    _square(a)
-    dtype = _compute_type(a.dtype)
-    n = a.shape[-1]
-    a = to_device(a)
+    a, dtype, n = _square_operand(a, "inv")
     with a.device:
         out = _core.empty(a.shape, dtype=dtype)
         if a.size == 0:
@@ -371,11 +365,7 @@ def cholesky(a, /, *, upper=False):
     L with a = L Lᴴ (read from a's lower triangle), or with upper=True the
     upper U with a = Uᴴ U (from a's upper triangle).  LinAlgError("Matrix
     is not positive definite") otherwise (one synchronisation)."""
-    a = _operand(a, "cholesky")
-    _square(a)
-    dtype = _compute_type(a.dtype)
-    n = a.shape[-1]
-    a = to_device(a)
+    a, dtype, n = _square_operand(a, "cholesky")
     with a.device:
         if a.size == 0:
             return _core.empty(a.shape, dtype=dtype)
@@ -513,8 +503,7 @@ def svd_vectors(transposed, upacked, vtpacked, sv):
 def _svd_hermitian(a, compute_uv):
     """NumPy's svd(hermitian=True): from eigh, singular values |w| sorted
     descending, U the eigenvectors in that order, Vh = (U * sign(w))ᴴ."""
-    _square(a)
-    a = to_device(a)
+    a, _, _ = _square_operand(a, "svd")
     if not compute_uv:
         return gp.sort(gp.abs(eigvalsh(a)), axis=-1, descending=True)
     w, v = eigh(a)
@@ -532,14 +521,13 @@ def svdvals(x, /):
 
 # ================================================================ eigh ====
 
-def _eigh(a, UPLO, vectors):
-    _square(a)
-    dtype = _compute_type(a.dtype)
+def _eigh(a, UPLO, vectors, fname):
+    if not isinstance(UPLO, str) or UPLO.upper() not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    a, dtype, n = _square_operand(a, fname)
     real = _real_type(dtype)
-    uplo, column_major = eigh_uplo(UPLO, dtype.kind == "c")
-    n = a.shape[-1]
+    uplo, column_major = eigh_uplo(UPLO.upper(), dtype.kind == "c")
     batch = a.shape[:-2]
-    a = to_device(a)
     with a.device:
         if a.size == 0:
             w = _core.empty(batch + (n,), dtype=real)
@@ -569,13 +557,13 @@ def eigh(a, UPLO="L"):
     """EighResult(eigenvalues, eigenvectors) of each Hermitian matrix, read
     from its UPLO ('L' or 'U') triangle: eigenvalues ascending (real),
     eigenvectors as columns, unique up to phases."""
-    w, v = _eigh(_operand(a, "eigh"), UPLO, True)
+    w, v = _eigh(a, UPLO, True, "eigh")
     return EighResult(w, v)
 
 
 def eigvalsh(a, UPLO="L"):
     """The eigenvalues of each Hermitian matrix, ascending."""
-    return _eigh(_operand(a, "eigvalsh"), UPLO, False)
+    return _eigh(a, UPLO, False, "eigvalsh")
 
 
 # =============================================================== norms ====
