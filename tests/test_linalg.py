@@ -16,6 +16,7 @@ Decompositions are compared by reconstruction and invariants (QᴴQ = I,
 R upper triangular, A V = V diag(w)), never element by element: their
 factors are unique only up to signs or phases.
 """
+import inspect
 import os
 import subprocess
 import sys
@@ -29,6 +30,8 @@ from gpuarr.cuda import _libs, cusolver
 from gpuarr.linalg import _linalg
 
 import _libraries
+from _array_api_standard import LINALG_FUNCTIONS
+from test_array_api import check_signature, stub_signature
 
 scipy_linalg = pytest.importorskip("scipy.linalg")
 
@@ -123,6 +126,16 @@ def test_namespace_has_numpys_and_the_standards_names():
     assert linalg.EighResult._fields == np.linalg.eigh(np.eye(2))._fields
     assert linalg.QRResult._fields == np.linalg.qr(np.eye(2))._fields
     assert linalg.SlogdetResult._fields == np.linalg.slogdet(np.eye(2))._fields
+
+
+# functions of the standard's extension that need matrix products (after them)
+NEEDS_PRODUCTS = {"matrix_power", "pinv"}
+
+
+@pytest.mark.parametrize("name", sorted(set(LINALG_FUNCTIONS) - NEEDS_PRODUCTS))
+def test_signature_conforms_to_the_standard(name):
+    check_signature(inspect.signature(getattr(linalg, name)),
+                    stub_signature(LINALG_FUNCTIONS[name]))
 
 
 def test_matrix_products_come_from_gpuarr_when_they_exist(monkeypatch):
