@@ -330,6 +330,38 @@ def test_svd_identity(rng, shape, full, dtype):
     np.testing.assert_allclose(Vh @ Vh.conj().T, np.eye(Vh.shape[0]), atol=1e-12)
 
 
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (5, 5), (1, 3), (3, 1)])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_qr_identity(rng, shape, mode, dtype):
+    m, n = shape
+    a = conditioned(rng, shape, dtype)
+    k, rrows, qcols = _linalg.qr_plan(m, n, mode)
+    geqrf, orgqr = scipy_linalg.lapack.get_lapack_funcs(
+        ("geqrf", "ungqr" if np.dtype(dtype).kind == "c" else "orgqr"), (a,))
+    packed = a.T.copy()                               # A column-major: the C buffer of Aᵀ
+    h, tau, _, info = geqrf(_col_major(packed))
+    assert info == 0 and tau.shape == (k,)
+    packed = h.T.copy()                               # geqrf wrote over the buffer
+    mats = packed.T
+    r = np.triu(mats[:rrows, :])
+    want = np.linalg.qr(a, mode=mode)
+    if mode == "r":
+        assert r.shape == want.shape
+        np.testing.assert_allclose(np.abs(r), np.abs(want), rtol=1e-10, atol=1e-12)
+        return
+    if qcols <= n:
+        q_in = mats[:, :qcols]
+    else:
+        q_in = np.zeros((m, m), dtype)
+        q_in[:, :n] = mats
+    q, _, info = orgqr(q_in, tau)
+    assert info == 0
+    assert q.shape == want.Q.shape and r.shape == want.R.shape
+    np.testing.assert_allclose(q @ r, a, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(q.conj().T @ q, np.eye(qcols), atol=1e-12)
+
+
 def test_svd_plan_without_vectors():
     assert _linalg.svd_plan(3, 5, True, False) == (True, 5, 3, "N", "N", 0)
     assert _linalg.svd_plan(5, 3, False, False) == (False, 5, 3, "N", "N", 0)

@@ -196,6 +196,15 @@ def svd_plan(m, n, full_matrices, compute_uv):
     return transposed, M, N, "A" if full_matrices else "S", "A", M if full_matrices else N
 
 
+def qr_plan(m, n, mode):
+    """(k reflectors, R's rows, Q's columns) of an m x n qr: Q is formed
+    over A's own array when it has no more columns than A, else in an
+    m x m array holding A's n columns first.  No GPU needed."""
+    k = min(m, n)
+    complete = mode == "complete"
+    return k, m if complete else k, m if complete else k
+
+
 def eigh_uplo(UPLO, is_complex):
     """(cuSOLVER's fill mode, copy column-major) for NumPy's UPLO ('L' or
     'U'): a real matrix's C copy is read with the triangle flipped, a
@@ -402,10 +411,8 @@ def qr(a, mode="reduced"):
     _at_least_2d(a)
     dtype = _compute_type(a.dtype)
     m, n = a.shape[-2:]
-    k = min(m, n)
+    k, rrows, qcols = qr_plan(m, n, mode)
     batch = a.shape[:-2]
-    rrows = m if mode == "complete" else k
-    qcols = m if mode == "complete" else k
     a = to_device(a)
     with a.device:
         if a.size == 0:
