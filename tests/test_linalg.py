@@ -362,6 +362,24 @@ def test_qr_identity(rng, shape, mode, dtype):
     np.testing.assert_allclose(q.conj().T @ q, np.eye(qcols), atol=1e-12)
 
 
+@pytest.mark.parametrize("shape", [(3, 6, 4), (2, 4, 6), (2, 5, 5), (2, 1, 3)])
+@pytest.mark.parametrize("full", [True, False])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_batched_jacobi_svd_identity(rng, shape, full, dtype):
+    a = conditioned(rng, shape, dtype)
+    # gesvdjBatched on the column-major copy: A = U S Vᴴ, U and V column-major
+    u, s, vh = np.linalg.svd(a)
+    v = np.swapaxes(vh, -1, -2).conj()
+    upacked = np.swapaxes(u, -1, -2).copy()          # the C buffers of column-major U and V
+    vpacked = np.swapaxes(v, -1, -2).copy()
+    U, S, Vh = _linalg.svdj_vectors(upacked, vpacked, s, full, np.conj)
+    want = np.linalg.svd(a, full_matrices=full)
+    assert U.shape == want.U.shape and Vh.shape == want.Vh.shape
+    k = min(shape[-2:])
+    np.testing.assert_allclose((U[..., :, :k] * S[..., None, :]) @ Vh[..., :k, :], a,
+                               rtol=1e-10, atol=1e-12)
+
+
 def test_svd_plan_without_vectors():
     assert _linalg.svd_plan(3, 5, True, False) == (True, 5, 3, "N", "N", 0)
     assert _linalg.svd_plan(5, 3, False, False) == (False, 5, 3, "N", "N", 0)
@@ -658,7 +676,8 @@ def _check_svd(a, got, full, dtype, cond):
 @gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("shape", [(5, 5), (8, 3), (3, 8), (1, 1), (1, 5), (5, 1), (3, 6, 4),
-                                   (2, 2, 4, 6), (50, 30)])
+                                   (2, 2, 4, 6), (4, 32, 32), (3, 1, 1), (50, 30), (2, 40, 33),
+                                   (2, 33, 4)])
 @pytest.mark.parametrize("full", [True, False])
 def test_svd(rng, dtype, shape, full):
     a = conditioned(rng, shape, dtype, 100.0)

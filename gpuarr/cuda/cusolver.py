@@ -26,7 +26,9 @@ Calls
 -----
 The 64-bit generic API where it exists (``cusolverDnX*``: getrf, getrs,
 potrf, geqrf, syevd, gesvd and syevBatched), the typed legacy API where it
-does not (orgqr/ungqr, potrfBatched).  Each method takes device addresses
+does not (orgqr/ungqr, potrfBatched, gesvdjBatched; gesvdjBatched's
+parameters are the defaults: singular values sorted descending, tolerance
+the machine's accuracy, at most 100 sweeps).  Each method takes device addresses
 (ints) and sizes, queues the routine on the stream and raises CUSOLVERError
 when the call is refused (a bad argument, no memory).  Results that depend
 on the data (a singular matrix, a failed convergence) are in the ``info``
@@ -137,6 +139,12 @@ def _signatures():
         sigs[f"cusolverDn{t}{q}_bufferSize"] = [vp, i32, i32, i32, vp, i32, vp, i32p]
         sigs[f"cusolverDn{t}{q}"] = [vp, i32, i32, i32, vp, i32, vp, vp, i32, vp]
         sigs[f"cusolverDn{t}potrfBatched"] = [vp, i32, i32, vp, i32, vp, i32]
+        sigs[f"cusolverDn{t}gesvdjBatched_bufferSize"] = [vp, i32, i32, i32, vp, i32, vp, vp, i32,
+                                                          vp, i32, i32p, vp, i32]
+        sigs[f"cusolverDn{t}gesvdjBatched"] = [vp, i32, i32, i32, vp, i32, vp, vp, i32, vp, i32,
+                                               vp, i32, vp, vp, i32]
+    sigs["cusolverDnCreateGesvdjInfo"] = [ctypes.POINTER(vp)]
+    sigs["cusolverDnDestroyGesvdjInfo"] = [vp]
     optional = {
         "cusolverDnXsyevBatched_bufferSize": [vp, vp, i32, i32, i64, i32, vp, i64, i32, vp, i32,
                                               szp, szp, i64],
@@ -224,7 +232,7 @@ class Solver:
         lib = _cusolver()
         self.device = device
         self.lock = threading.RLock()
-        self.handle = self.params = None
+        self.handle = self.params = self.gesvdj = None
         h, p = ctypes.c_void_p(), ctypes.c_void_p()
         rc = lib.cusolverDnCreate(ctypes.byref(h))
         if rc == _ALLOC_FAILED:
@@ -252,11 +260,13 @@ class Solver:
         """Release the handle (at exit).  Never raises."""
         lib = getattr(_LIB, "lib", None)
         usable = _core is not None and _core.is_available()
-        h, p = self.handle, self.params
-        self.handle = self.params = None
+        h, p, g = self.handle, self.params, self.gesvdj
+        self.handle = self.params = self.gesvdj = None
         if lib is None or not usable:
             return
         try:
+            if g is not None:
+                lib.cusolverDnDestroyGesvdjInfo(g)
             if p is not None:
                 lib.cusolverDnDestroyParams(p)
             if h is not None:
@@ -352,6 +362,29 @@ class Solver:
     def _orgqr_name(dtype):
         dtype = numpy.dtype(dtype)
         return f"cusolverDn{_LETTERS[dtype]}{'ungqr' if dtype.kind == 'c' else 'orgqr'}"
+
+    def gesvdj_batched_workspace(self, dtype, jobz, m, n, a, lda, s, u, ldu, v, ldv, batch):
+        import ctypes
+        if self.gesvdj is None:
+            g = ctypes.c_void_p()
+            _check(_cusolver().cusolverDnCreateGesvdjInfo(ctypes.byref(g)),
+                   "cusolverDnCreateGesvdjInfo")
+            self.gesvdj = g.value
+        name = f"cusolverDn{_LETTERS[numpy.dtype(dtype)]}gesvdjBatched_bufferSize"
+        lwork = ctypes.c_int()
+        _check(getattr(_cusolver(), name)(self.handle, jobz, m, n, a, lda, s, u, ldu, v, ldv,
+                                          ctypes.byref(lwork), self.gesvdj, batch), name)
+        return Workspace(lwork.value * numpy.dtype(dtype).itemsize)
+
+    def gesvdj_batched(self, dtype, jobz, m, n, a, lda, s, u, ldu, v, ldv, work, infos, batch):
+        """Jacobi SVD of `batch` m x n matrices (m, n <= 32) packed at a:
+        A = U S Vᴴ with U m x m and V (not Vᴴ) n x n, packed likewise; S
+        descending, min(m, n) a matrix; one info each (> 0: no convergence)."""
+        name = f"cusolverDn{_LETTERS[numpy.dtype(dtype)]}gesvdjBatched"
+        lwork = work.device_size // numpy.dtype(dtype).itemsize
+        _check(getattr(_cusolver(), name)(self.handle, jobz, m, n, a, lda, s, u, ldu, v, ldv,
+                                          work.args[0], lwork, infos, self.gesvdj, batch),
+               name, f"m={m}, n={n}, batch={batch}")
 
     def syevd_workspace(self, dtype, jobz, uplo, n, a, lda, w):
         t = cuda_type(dtype)

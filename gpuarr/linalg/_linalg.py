@@ -45,12 +45,13 @@ Every decomposition goes through one path:
    gpuarr's current stream, with one workspace from the memory pool for
    all of them, except where cuSOLVER has a batched routine that is better:
    Cholesky of a batch uses potrfBatched (one call, any size: it is
-   cuSOLVER's own loop, without per-matrix host overhead), and eigh of a
-   batch of matrices up to 32 x 32 uses syevBatched (one call; CUDA 12.6+;
-   the divide-and-conquer syevd is better for large matrices).  LU has no
-   batched routine in cuSOLVER (getrfBatched is cuBLAS's), and gesvdj's
-   batched form returns V and tolerance-bound singular values, so svd
-   loops over gesvd.
+   cuSOLVER's own loop, without per-matrix host overhead), eigh of a batch
+   of matrices up to 32 x 32 uses syevBatched (one call; CUDA 12.6+; the
+   divide-and-conquer syevd is better for large matrices), and svd of a
+   batch of matrices up to 32 x 32 uses gesvdjBatched (one call, Jacobi
+   to machine accuracy, on the column-major copy, any shape; it returns V,
+   conjugated into Vh for complex types).  LU has no batched routine in
+   cuSOLVER (getrfBatched is cuBLAS's); larger svds loop over gesvd.
 4. Errors that depend on the data are read from cuSOLVER's info on the
    device: inv and solve raise LinAlgError("Singular matrix") and cholesky
    LinAlgError("Matrix is not positive definite"), each after one
@@ -97,8 +98,10 @@ EighResult = collections.namedtuple("EighResult", "eigenvalues eigenvectors")
 QRResult = collections.namedtuple("QRResult", "Q R")
 SlogdetResult = collections.namedtuple("SlogdetResult", "sign logabsdet")
 
-# Batches of matrices up to this size go to cusolverDnXsyevBatched.
+# Batches of matrices up to this size go to cusolverDnXsyevBatched, and
+# to gesvdjBatched (which takes no larger ones).
 SYEV_BATCHED_MAX_N = 32
+GESVDJ_BATCHED_MAX = 32
 
 _SUPPORTED = {numpy.dtype(t) for t in (numpy.float32, numpy.float64, numpy.complex64,
                                        numpy.complex128)}
@@ -477,6 +480,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
                 u[...] = gp.eye(m, dtype=dtype)
                 vh[...] = gp.eye(n, dtype=dtype)
             return SVDResult(u, s_, vh)
+        if _nbatch(batch) > 1 and max(m, n) <= GESVDJ_BATCHED_MAX:
+            return _svd_jacobi_batched(a, dtype, real, full_matrices, compute_uv)
         packed, _ = _work(a, dtype, not transposed)      # an M x N matrix, column-major
         sv = _core.empty(batch + (k,), dtype=real)
         if compute_uv:
@@ -496,6 +501,48 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
         if not compute_uv:
             return sv
         return SVDResult(*svd_vectors(transposed, upacked, vtpacked, sv))
+
+
+def _svd_jacobi_batched(a, dtype, real, full_matrices, compute_uv):
+    """svd of a stack of matrices up to 32 x 32: one gesvdjBatched call on
+    the column-major copy (A = U S Vᴴ, any shape)."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    packed, _ = _work(a, dtype, True)                     # A column-major, lda = m
+    sv = _core.empty(batch + (k,), dtype=real)
+    upacked = vpacked = None
+    u0 = v0 = None
+    if compute_uv:
+        upacked = _core.empty(batch + (m, m), dtype=dtype)     # U column-major, ldu = m
+        vpacked = _core.empty(batch + (n, n), dtype=dtype)     # V column-major, ldv = n
+        u0, v0 = upacked.data.ptr, vpacked.data.ptr
+    As = _Stack(packed)
+    info = _infos(As.count)
+    jobz = VECTOR if compute_uv else NOVECTOR
+    s = cusolver.solver()
+    with s:
+        work = s.gesvdj_batched_workspace(dtype, jobz, m, n, As[0], m, sv.data.ptr, u0, m, v0,
+                                          n, As.count)
+        s.gesvdj_batched(dtype, jobz, m, n, As[0], m, sv.data.ptr, u0, m, v0, n, work,
+                         info.data.ptr, As.count)
+    if not compute_uv:
+        return sv
+    return SVDResult(*svdj_vectors(upacked, vpacked, sv, full_matrices, gp.conj))
+
+
+def svdj_vectors(upacked, vpacked, sv, full_matrices, conj):
+    """(U, S, Vh) from gesvdjBatched's column-major U and V, packed C:
+    U is upacked read column-major, Vh = Vᴴ the conjugate of vpacked read
+    row-major (a view for real types); the first min(m, n) columns and
+    rows without full_matrices.  Any arrays with .mT (NumPy's too, for
+    tests without a GPU; conj is the library's)."""
+    u = upacked.mT
+    vh = conj(vpacked) if vpacked.dtype.kind == "c" else vpacked
+    if not full_matrices:
+        k = sv.shape[-1]
+        u, vh = u[..., :, :k], vh[..., :k, :]
+    return u, sv, vh
 
 
 def svd_vectors(transposed, upacked, vtpacked, sv):
