@@ -30,6 +30,7 @@ from gpuarr.cuda import _libs, cusolver
 from gpuarr.linalg import _linalg
 
 import _libraries
+import _repo
 from _array_api_standard import LINALG_FUNCTIONS
 from test_array_api import check_signature, stub_signature
 
@@ -894,35 +895,34 @@ def test_array_api_namespace_has_linalg(rng):
 
 # ========================================================== benchmarks ====
 
+def _bench():
+    return _repo.load_script("gpuarr_bench_linalg", "benchmarks", "bench_linalg.py")
+
+
 def test_benchmark_cases_are_registered_and_list_without_a_gpu():
-    path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "bench_linalg.py")
+    bench = _bench()
+    cases = [c for c in bench.run.CASES if c.issue == bench.ISSUE]
+    assert sorted(c.name for c in cases) == ["linalg_eigh_4096_f64", "linalg_solve_4096_f64",
+                                             "linalg_svd_4096_f64"]
+    assert bench.run.check_coverage(cases) == []
+    path = os.path.join(_repo.REPO, "benchmarks", "bench_linalg.py")
     proc = subprocess.run([sys.executable, path, "--list"], capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
-    for name in ("linalg_solve_4096_f64", "linalg_svd_4096_f64", "linalg_eigh_4096_f64"):
-        assert name in proc.stdout
-    assert "3 cases" in proc.stdout
-    code = ("import sys, runpy; sys.argv = ['x', '--list']; "
-            f"g = runpy.run_path({path!r}, run_name='bench'); "
-            "run = g['run']; cases = [c for c in run.CASES if c.issue == 24]; "
-            "assert len(cases) == 3 and run.check_coverage(cases) == [], run.check_coverage(cases)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    assert "3 cases" in proc.stdout and "linalg_svd_4096_f64" in proc.stdout
 
 
-def test_benchmark_checks_catch_wrong_factors(rng):
-    import runpy
-    path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "bench_linalg.py")
-    bench = runpy.run_path(path, run_name="bench")
-    module = bench["check_svd"].__globals__        # the script's own globals
+def test_benchmark_checks_catch_wrong_factors(rng, monkeypatch):
+    bench = _bench()
     a = rng.standard_normal((8, 8))
-    module.update(N=8, _general=lambda: a, _symmetric=lambda: a + a.T)
+    monkeypatch.setattr(bench, "N", 8)
+    monkeypatch.setattr(bench, "_general", lambda: a)
+    monkeypatch.setattr(bench, "_symmetric", lambda: a + a.T)
     u, s, vh = np.linalg.svd(a)
-    assert module["check_svd"]((u, s, vh), None) is None
-    assert "U S Vh" in module["check_svd"]((u, s * 1.01, vh), None)
-    assert "descending" in module["check_svd"]((u, s[::-1], vh), None)
+    assert bench.check_svd((u, s, vh), None) is None
+    assert "U S Vh" in bench.check_svd((u, s * 1.01, vh), None)
+    assert "descending" in bench.check_svd((u, s[::-1], vh), None)
     w, v = np.linalg.eigh(a + a.T)
-    assert module["check_eigh"]((w, v), None) is None
-    assert "A V" in module["check_eigh"]((w * 1.01, v), None)
-    assert "orthonormal" in module["check_eigh"]((w, v * 1.01), None)
+    assert bench.check_eigh((w, v), None) is None
+    assert "A V" in bench.check_eigh((w * 1.01, v), None)
+    assert "orthonormal" in bench.check_eigh((w, v * 1.01), None)
