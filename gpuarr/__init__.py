@@ -62,9 +62,10 @@ _core._register_helper("stack_sequence", _stack_sequence)
 __version__ = "0.1.0"
 
 # Submodules that `import gpuarr` does not need are imported on first use
-# (PEP 562): gp.random, gp.stats, gp.scipy, gp.profiler, gp.datasets, gp.fft
-# and gp.benchmark work as attributes, and `import gpuarr.random` as usual.
-_LAZY_MODULES = ("random", "profiler", "stats", "datasets", "scipy", "jit", "fft")
+# (PEP 562): gp.random, gp.stats, gp.scipy, gp.profiler, gp.datasets, gp.fft,
+# gp.linalg and gp.benchmark work as attributes, and `import gpuarr.random`
+# as usual.
+_LAZY_MODULES = ("random", "profiler", "stats", "datasets", "scipy", "jit", "fft", "linalg")
 _LAZY_ATTRS = {"benchmark": ("profiler", "benchmark"),
                "RawKernel": ("_raw", "RawKernel"), "RawModule": ("_raw", "RawModule"),
                "ElementwiseKernel": ("_userkernels", "ElementwiseKernel"),

@@ -484,6 +484,12 @@ def _values_and_type(base_dtype, v, name):
         common = numpy.result_type(base_dtype, v.dtype)
     elif isinstance(v, (int, float, bool)):
         common = numpy.result_type(base_dtype, v)
+        if type(v) is int and common.kind in "iu" and not (
+                numpy.iinfo(common).min <= v <= numpy.iinfo(common).max):
+            # a Python int beyond the integer type keeps its value, as in
+            # NumPy: -1 sorts before every uint8, 300 after every int8
+            common = (numpy.result_type(base_dtype, numpy.min_scalar_type(v))
+                      if -2**63 <= v < 2**64 else numpy.dtype(numpy.float64))
     else:
         common = numpy.result_type(base_dtype, numpy.asarray(_host_or_device(v, name)).dtype)
     return asarray(v, dtype=common), common

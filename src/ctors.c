@@ -148,7 +148,13 @@ ga_asarray(PyObject *obj, PyArray_Descr *descr, int copy, char order)
         Py_XDECREF(descr);
         return r;
     }
-    PyArrayObject *host = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
+    /* Anything but an ndarray NumPy converts straight to `descr`, by
+     * np.asarray's rules (OverflowError for 300 into int8, TypeError for 1j
+     * into an integer type); an ndarray moves as it is and is cast on the
+     * device. */
+    PyArray_Descr *host_descr = descr != NULL && !PyArray_Check(obj) ? descr : NULL;
+    Py_XINCREF(host_descr);
+    PyArrayObject *host = (PyArrayObject *)PyArray_FromAny(obj, host_descr, 0, 0, 0, NULL);
     if (host == NULL)
         goto fail;
     a = ga_transfer_from_numpy(host, descr, ga_runtime_current_device());

@@ -724,6 +724,65 @@ operands_init(operand *ops, PyObject *const *inputs, int nin, const char *fname)
     return 0;
 }
 
+/* NumPy 2 compares an integer array with a Python int beyond the array's
+ * type exactly (int8 == 128 is False, uint8 < -1 is False) where arithmetic
+ * with it raises OverflowError.  Such a comparison equals one with the
+ * type's bound the scalar lies beyond: x == 128 -> x > 127 (never),
+ * x != 128 -> x <= 127 (always), x < 128 -> x <= 127, x > 128 -> x > 127,
+ * and below the type x == -1 -> x < 0, x > -1 -> x >= 0 and so on.  For a
+ * comparison ufunc `*id` whose integer loop reads `in_code`, the array's own
+ * type (NumPy's exact comparison is for integer arrays), rewrites *id
+ * and the scalar operand (its new value is *bound, owned by the caller).
+ * 0 (nothing to do, or rewritten) / -1. */
+static int
+compare_beyond_range(int *id, operand *ops, int in_code, PyObject **bound)
+{
+    static const long long lo[] = {[GA_INT8] = INT8_MIN, [GA_INT16] = INT16_MIN,
+                                   [GA_INT32] = INT32_MIN, [GA_INT64] = INT64_MIN};
+    static const unsigned long long hi[] = {
+        [GA_INT8] = INT8_MAX, [GA_INT16] = INT16_MAX, [GA_INT32] = INT32_MAX,
+        [GA_INT64] = INT64_MAX, [GA_UINT8] = UINT8_MAX, [GA_UINT16] = UINT16_MAX,
+        [GA_UINT32] = UINT32_MAX, [GA_UINT64] = UINT64_MAX};
+    /* per comparison, in the order equal .. greater_equal: the operator
+     * with the scalar second (x op s), and what x op s becomes against the
+     * upper or the lower bound */
+    enum { EQ, NE, LT, LE, GT, GE };
+    static const int swapped[] = {EQ, NE, GT, GE, LT, LE};
+    static const int above[] = {GT, LE, LE, LE, GT, GT};
+    static const int below[] = {LT, GE, LT, LT, GE, GE};
+    if (*id < GA_UF_equal || *id > GA_UF_greater_equal || in_code < GA_INT8 ||
+        in_code > GA_UINT64)
+        return 0;
+    int s = ops[0].arr == NULL ? 0 : 1;
+    if (ops[s].arr != NULL || ops[1 - s].arr == NULL || !PyLong_CheckExact(ops[s].value) ||
+        ops[1 - s].arr->type != in_code)
+        return 0;                      /* bool == 2**63 overflows int64's loop, as in NumPy */
+    int is_signed = in_code <= GA_INT64;
+    PyObject *max = PyLong_FromUnsignedLongLong(hi[in_code]);
+    PyObject *min = PyLong_FromLongLong(is_signed ? lo[in_code] : 0);
+    int gt = -1, lt = -1;
+    if (max != NULL && min != NULL) {
+        gt = PyObject_RichCompareBool(ops[s].value, max, Py_GT);
+        lt = gt == 0 ? PyObject_RichCompareBool(ops[s].value, min, Py_LT) : 0;
+    }
+    if (gt < 0 || lt < 0 || !(gt || lt)) {
+        Py_XDECREF(max);
+        Py_XDECREF(min);
+        return gt < 0 || lt < 0 ? -1 : 0;
+    }
+    int op = *id - GA_UF_equal;
+    if (s == 0)
+        op = swapped[op];              /* s op x  ==  x swapped(op) s */
+    op = gt ? above[op] : below[op];
+    if (s == 0)
+        op = swapped[op];
+    *id = GA_UF_equal + op;
+    *bound = gt ? max : min;
+    Py_DECREF(gt ? min : max);
+    ops[s].value = *bound;
+    return 0;
+}
+
 /* Apply ufunc `uf` to nin operand objects. */
 PyObject *
 ga_ufunc_apply(int id, PyObject *const *inputs, PyObject *out, PyArray_Descr *dtype,
@@ -732,11 +791,15 @@ ga_ufunc_apply(int id, PyObject *const *inputs, PyObject *out, PyArray_Descr *dt
     const ufunc_info *info = &infos[id];
     operand ops[3] = {{0}};
     int nin = info->nin, loop, out_code, in_codes[3];
-    PyObject *r = NULL;
+    PyObject *r = NULL, *bound = NULL;
     if (operands_init(ops, inputs, nin, info->name) < 0)
         return NULL;
     if (ufunc_resolve(id, ops, dtype, casting, &loop, &out_code) < 0)
         goto done;
+    if (nin == 2 && compare_beyond_range(&id, ops, loops[loop].in, &bound) < 0)
+        goto done;
+    if (bound != NULL && ufunc_resolve(id, ops, dtype, casting, &loop, &out_code) < 0)
+        goto done;                     /* errors keep naming the ufunc called */
     for (int i = 0; i < nin; ++i)
         in_codes[i] = loops[loop].in;
     if (loops[loop].out == out_code) {
@@ -755,6 +818,7 @@ ga_ufunc_apply(int id, PyObject *const *inputs, PyObject *out, PyArray_Descr *dt
     }
 done:
     operands_clear(ops, nin);
+    Py_XDECREF(bound);
     return r;
 }
 

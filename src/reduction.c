@@ -195,9 +195,10 @@ parse_args(const red_func *f, int method, PyObject *const *args, Py_ssize_t narg
 }
 
 /* Mark the reduced dims of an `ndim`-d input in `reduced`; returns how many,
- * or -1. */
+ * or -1.  `ufunc_axis`: a 0-d input takes axis 0 or -1 (R_UFUNC_AXIS, or
+ * nanmean/nanvar/nanstd of inexact data, which NumPy computes with np.sum). */
 static int
-parse_axes(const red_func *f, PyObject *axis, int ndim, char *reduced)
+parse_axes(const red_func *f, PyObject *axis, int ndim, int ufunc_axis, char *reduced)
 {
     memset(reduced, 0, NPY_MAXDIMS);
     if (axis == NULL || axis == Py_None) {
@@ -222,7 +223,7 @@ parse_axes(const red_func *f, PyObject *axis, int ndim, char *reduced)
         }
         return (int)n;
     }
-    if (ndim == 0 && (f->flags & R_UFUNC_AXIS) && PyLong_Check(axis)) {
+    if (ndim == 0 && ufunc_axis && PyLong_Check(axis)) {
         /* NumPy's ufunc.reduce lets a 0-d array take axis 0 or -1. */
         long v = PyLong_AsLong(axis);
         if (v == -1 && PyErr_Occurred())
@@ -627,7 +628,8 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
     int skip_nan = nan_fn && is_inexact_code(a->type);
 
     /* axes and the output's shape */
-    int nred = parse_axes(f, vals[P_AXIS], a->ndim, reduced);
+    int ufunc_axis = (f->flags & R_UFUNC_AXIS) || (skip_nan && f->kind == GA_RED_MOMENTS);
+    int nred = parse_axes(f, vals[P_AXIS], a->ndim, ufunc_axis, reduced);
     if (nred < 0)
         goto fail;
     int ond = 0;
@@ -927,7 +929,8 @@ py_plan_reduce(PyObject *self, PyObject *args, PyObject *kwds)
                         "or a bad itemsize / sm_count");
         return NULL;
     }
-    if (parse_axes(&funcs[ordered ? F_ARGMIN : F_SUM], axes, nd, reduced) < 0)
+    const red_func *f = &funcs[ordered ? F_ARGMIN : F_SUM];
+    if (parse_axes(f, axes, nd, f->flags & R_UFUNC_AXIS, reduced) < 0)
         return NULL;
     npy_intp s = itemsize;
     for (int i = nd - 1; i >= 0; --i) {

@@ -521,13 +521,39 @@ plan_mode(take_plan *p)
     return p->unchecked ? GA_TAKE_RAISE : GA_TAKE_TRUSTED;
 }
 
+/* NumPy checks every index even where the result is empty (a zero-length
+ * axis beside the indexed ones), and the gather or scatter, which walks the
+ * result, reads none: device indices then get a check-only launch over the
+ * result's shape with its empty dims taken as length 1 (the check reads the
+ * indices alone).  0 / -1. */
+static int
+plan_check_empty_result(take_plan *p)
+{
+    npy_intp n = 1, shape[NPY_MAXDIMS], none[NPY_MAXDIMS] = {0};
+    ga_take_args args;
+    for (int d = 0; d < p->rdim; ++d)
+        n *= p->rshape[d];
+    if (n != 0 || plan_mode(p) != GA_TAKE_RAISE)
+        return 0;
+    for (int k = 0; k < p->nidx; ++k)
+        if (ga_array_size(p->index[k]) == 0)
+            return 0;
+    memcpy(shape, p->rshape, p->rdim * sizeof(npy_intp));
+    for (int d = 0; d < p->rdim; ++d)
+        p->rshape[d] = p->rshape[d] == 0 ? 1 : p->rshape[d];
+    int rc = plan_args(p, none, GA_TAKE_RAISE, &args) < 0 ||
+             plan_launch(p, GA_TAKE_CHECK, &args, NULL) < 0 ? -1 : 0;
+    memcpy(p->rshape, shape, p->rdim * sizeof(npy_intp));
+    return rc;
+}
+
 /* result[r] = view[r, indices]: a new C-contiguous array. */
 static ga_array *
 plan_gather(take_plan *p)
 {
     ga_take_args args;
     npy_intp ostrides[NPY_MAXDIMS];
-    if (plan_shape(p) < 0 || plan_empty_axis(p) < 0)
+    if (plan_shape(p) < 0 || plan_empty_axis(p) < 0 || plan_check_empty_result(p) < 0)
         return NULL;
     Py_INCREF(p->view->descr);
     ga_array *out = ga_array_empty(p->rdim, p->rshape, p->view->descr, 0, p->view->device);
@@ -553,7 +579,7 @@ plan_scatter(take_plan *p, PyObject *value)
         PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
         return -1;
     }
-    if (plan_shape(p) < 0 || plan_empty_axis(p) < 0)
+    if (plan_shape(p) < 0 || plan_empty_axis(p) < 0 || plan_check_empty_result(p) < 0)
         return -1;
     Py_INCREF(p->view->descr);
     v = (ga_array *)ga_asarray(value, p->view->descr, -1, 'K');

@@ -27,7 +27,12 @@ The shard is not passed on to the pytest runs some tests start themselves.
 Compute-sanitizer runs set GPUARR_SANITIZER to the tool (memcheck,
 racecheck, initcheck, synccheck).  Tests marked
 `sanitizer_skip(reason, tools=...)`, and those in SANITIZER_SKIPS below,
-are skipped there: under every tool, or only under the tools named."""
+are skipped there: under every tool, or only under the tools named.
+
+Timing tests (those SANITIZER_SKIPS lists as TIMING) are skipped on
+pytest-xdist workers too: the workers' processes share the GPU by time
+slices, so a test measuring microseconds measures the other workers; the
+serial run (tools/gpu-check.sh) runs them."""
 import fnmatch
 import hashlib
 import os
@@ -152,6 +157,12 @@ def pytest_collection_modifyitems(config, items):
             reason = _sanitizer_skip_reason(item)
             if reason is not None:
                 item.add_marker(pytest.mark.skip(reason=f"under {SANITIZER}: {reason}"))
+    elif hasattr(config, "workerinput"):
+        for item in items:
+            if any(fnmatch.fnmatchcase(item.nodeid, pattern) and reason == TIMING
+                   for pattern, reason in SANITIZER_SKIPS.items()):
+                item.add_marker(pytest.mark.skip(reason="on an xdist worker: the other "
+                                                        "workers share the GPU's time"))
     if gpuarr.is_available():
         return
     if REQUIRE_GPU:

@@ -433,3 +433,35 @@ def test_mixed_devices_error():
         b = gp.ones(3)
     with pytest.raises(ValueError, match="different devices"):
         a + b
+
+
+COMPARISONS = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
+
+
+@pytest.mark.parametrize("dt,scalar", [(np.int8, 128), (np.int8, -129), (np.uint8, -1),
+                                       (np.uint8, 256), (np.int16, 2**15), (np.uint32, -5),
+                                       (np.int64, 2**63), (np.uint64, -1), (np.uint64, 2**64),
+                                       (np.int32, 2**100), (np.int32, -2**100)])
+@pytest.mark.parametrize("name", COMPARISONS)
+def test_compare_with_python_int_beyond_the_type(dt, scalar, name):
+    """NumPy 2 compares with a Python int outside the array's integer type
+    exactly (int8 == 128 is False) where arithmetic raises OverflowError."""
+    info = np.iinfo(dt)
+    h = np.array([info.min, 0, 1, info.max], dt)
+    d = gp.asarray(h)
+    f, g = getattr(np, name), getattr(gp, name)
+    for got, want in ((g(d, scalar), f(h, scalar)), (g(scalar, d), f(scalar, h)),
+                      (g(d[1], scalar), f(h[1:2].reshape(()), scalar))):
+        assert got.dtype == np.bool_
+        np.testing.assert_array_equal(got.get(), want)
+    ops = {"equal": "__eq__", "not_equal": "__ne__", "less": "__lt__", "less_equal": "__le__",
+           "greater": "__gt__", "greater_equal": "__ge__"}
+    np.testing.assert_array_equal(getattr(d, ops[name])(scalar).get(),
+                                  getattr(h, ops[name])(scalar))
+    with pytest.raises(OverflowError):
+        gp.add(d, scalar)                  # arithmetic still refuses it, as NumPy
+    if scalar >= 2**63:                    # bool's loop is int64's, and NumPy overflows
+        with pytest.raises(OverflowError):
+            np.equal(np.array(True), scalar)
+        with pytest.raises(OverflowError):
+            gp.equal(gp.asarray(True), scalar)

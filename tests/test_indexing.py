@@ -70,6 +70,46 @@ def test_integer_indexing_gives_0d_device_arrays(rng):
     assert float(z[()]) == 2.5 and z[None].get().tolist() == [2.5]
 
 
+@pytest.mark.parametrize("index", [np.array(0), [0], (None, np.array(0), Ellipsis),
+                                   slice(0, 1), 0], ids=repr)
+def test_python_scalars_assign_by_numpys_conversion(rng, index):
+    """A Python scalar converts as np.asarray(value, dtype) does, whatever
+    the index: TypeError for a complex into integers, OverflowError for an
+    int beyond the type, truncation for a float; nothing written on error."""
+    h = random_array(rng, (3,), np.int8)
+    d = gp.asarray(h)
+    for value, error in ((1j, TypeError), (300, OverflowError), (-129, OverflowError)):
+        with pytest.raises(error):
+            h[index] = value
+        with pytest.raises(error):
+            d[index] = value
+        assert_same(d.get(), h)
+    h[index] = 1.5
+    d[index] = 1.5
+    assert_same(d.get(), h)
+    with pytest.raises(OverflowError):
+        gp.asarray(-1, dtype=np.uint8)
+    with pytest.raises(TypeError):
+        gp.asarray([1j], dtype=np.int16)
+
+
+@pytest.mark.parametrize("device_index", [False, True])
+def test_out_of_range_array_index_raises_where_the_result_is_empty(device_index):
+    """Every index is checked even when an empty axis beside the indexed
+    one makes the result empty (NumPy raises IndexError)."""
+    h = np.zeros((2, 0), np.bool_)
+    d = gp.asarray(h)
+    idx = np.array([2])
+    didx = gp.asarray(idx) if device_index else idx
+    with pytest.raises(IndexError):
+        h[idx, ...]
+    with pytest.raises(IndexError, match="out of bounds"):
+        d[didx, ...]
+    with pytest.raises(IndexError, match="out of bounds"):
+        d[didx, ...] = True
+    assert d[(gp.asarray([1]) if device_index else np.array([1])), ...].shape == (1, 0)
+
+
 @pytest.mark.parametrize("index", [5, -6, (0, 6), (0, 0, 7), (0, 0, -8), (slice(None), -7)], ids=repr)
 def test_out_of_range_integers_raise_index_error(index):
     d = gp.zeros(SHAPE)

@@ -28,8 +28,9 @@ import gpuarr as gp
 from gpuarr import _core
 from gpuarr.cuda import _libs, cublas
 
+import _repo
 from _arrays import random_array
-from _libraries import missing_library_message
+from _libraries import check_import_does_not_load, check_missing_library
 
 FLOATS = [np.float16, np.float32, np.float64, np.complex64, np.complex128]
 EXACT = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
@@ -340,11 +341,9 @@ def test_array_api_names():
 # ============================================================ loading cuBLAS
 
 def test_missing_cublas_names_every_place_searched(monkeypatch, tmp_path):
-    msg = missing_library_message(monkeypatch, tmp_path, cublas, "libcublas.so.13",
-                                  cublas.find_cublas, cublas.CUBLASError)
-    assert 'pip install "gpuarr[cublas]"' in msg and "nvidia-cublas" in msg
-    assert "integer products" in msg
-    assert issubclass(cublas.CUBLASError, gp.cuda.CUDARuntimeError)
+    check_missing_library(monkeypatch, tmp_path, cublas, "libcublas.so.13", cublas.find_cublas,
+                          cublas.CUBLASError,
+                          ('pip install "gpuarr[cublas]"', "nvidia-cublas", "integer products"))
 
 
 def test_cublas_search_order(monkeypatch, tmp_path):
@@ -383,14 +382,39 @@ def test_cublas_binds_where_installed():
 
 
 def test_import_does_not_load_cublas():
-    code = textwrap.dedent("""
+    check_import_does_not_load("""
         import gpuarr
-        gpuarr.matmul, gpuarr.einsum, gpuarr.cuda.cublas
-        print(any('cublas' in l for l in open('/proc/self/maps')))
-    """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out == ["False"]
+        gpuarr.matmul, gpuarr.einsum, gpuarr.cuda.cublas, gpuarr.linalg.matmul
+    """, "cublas")
+
+
+# ============================================================= benchmarks
+
+def test_benchmark_cases_are_registered_and_list_without_a_gpu():
+    bench = _repo.load_script("gpuarr_bench_matmul", "benchmarks", "bench_matmul.py")
+    cases = [c for c in bench.run.CASES if c.issue == bench.ISSUE]
+    assert sorted(c.name for c in cases) == [
+        "einsum_bij_bjk_256", "matmul_batch_4096x64_f32", "matmul_f32_8192", "matmul_f64_8192",
+        "matmul_int32_1024", "matmul_overhead_64"]
+    assert bench.run.check_coverage(cases) == []
+    proc = subprocess.run([sys.executable, os.path.join(_repo.REPO, "benchmarks",
+                                                        "bench_matmul.py"), "--list"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "6 cases" in proc.stdout and "matmul_overhead_64" in proc.stdout
+
+
+def test_benchmark_row_check_catches_a_wrong_product():
+    bench = _repo.load_script("gpuarr_bench_matmul", "benchmarks", "bench_matmul.py")
+    check = bench.rows_checked(64, np.float32)
+    a, b = bench.matrix_pair((64, 64), np.float32)
+    good = (a.astype(np.float64) @ b).astype(np.float32)
+    assert check(good, None) is None
+    bad = good.copy()
+    bad[1, 2] += 0.01
+    assert "above n eps" in check(bad, None)
+    tf32 = (a.astype(np.float64) @ b + 1e-3 * (np.abs(a) @ np.abs(b))).astype(np.float32)
+    assert check(tf32, None) is not None
 
 
 # ================================================================ on a GPU

@@ -432,6 +432,24 @@ def test_zero_d_and_size_one(func, dtype, rng):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("func", NAN_FUNCS)
+@pytest.mark.parametrize("dtype", [np.int32, np.float16, np.float64, np.complex64, np.bool_])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_nan_functions_of_0d_with_axis_0(func, dtype, axis, rng):
+    """NumPy's nan* functions of a 0-d array take axis 0 or -1 as ufunc
+    reductions do, except nanmean/nanvar/nanstd of non-float data, which are
+    mean/var/std (AxisError)."""
+    host = sample(rng, (), dtype, func)
+    try:
+        want = reference(func, host, axis=axis)
+    except np.exceptions.AxisError:
+        with pytest.raises(np.exceptions.AxisError):
+            device_call(func, gp.asarray(host), axis=axis)
+        return
+    assert_matches(device_call(func, gp.asarray(host), axis=axis), want)
+
+
+@pytest.mark.gpu
 def test_empty_inputs():
     e = gp.zeros((0,), np.int32)
     assert_matches(gp.sum(e), np.int64(0))

@@ -327,6 +327,20 @@ def test_searchsorted_matches_numpy(rng, dtype, side):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype,v", [(np.uint8, -1), (np.uint8, 256), (np.int8, 300),
+                                     (np.int8, -129), (np.uint64, -1), (np.int64, 2**63),
+                                     (np.int64, -2**70)])
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_python_int_beyond_the_type(dtype, v, side):
+    """A Python int outside a's integer type keeps its value (NumPy widens
+    the common type): -1 goes before every uint8, 300 after every int8."""
+    info = np.iinfo(dtype)
+    a = np.array([info.min, 0, 1, info.max], dtype)
+    got = gp.searchsorted(gp.asarray(a), v, side=side)
+    assert int(got) == np.searchsorted(a, v, side=side)
+
+
+@pytest.mark.gpu
 def test_searchsorted_with_sorter_and_non_contiguous(rng):
     a = values(rng, 300, np.float64, ties=True, nan=True)
     sorter = np.argsort(a, kind="stable")

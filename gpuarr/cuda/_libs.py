@@ -1,17 +1,19 @@
 """Finding the optional CUDA libraries that gpuarr loads at run time.
 
 NVRTC (user kernels, gpuarr/cuda/compiler.py), cuFFT (gpuarr.fft,
-gpuarr/cuda/cufft.py) and cuBLAS (matrix products, gpuarr/cuda/cublas.py,
-whose file the C core then dlopens itself) are never linked: each is opened
-with ``ctypes`` on its first use, so ``import gpuarr`` and every built-in
-operation work without them.  All are looked for in the places users have
-them, in this order:
+gpuarr/cuda/cufft.py), cuSOLVER (gpuarr.linalg, gpuarr/cuda/cusolver.py)
+and cuBLAS (matrix products, gpuarr/cuda/cublas.py, whose file the C core
+then dlopens itself) are never linked: each is opened with ``ctypes`` on
+its first use, so ``import gpuarr`` and every built-in operation work
+without them.  Each is looked for in the places users have them, in this
+order:
 
 1. ``$CUDA_HOME`` then ``$CUDA_PATH`` (``lib64``, ``lib``,
    ``targets/x86_64-linux/lib``): a CUDA toolkit chosen by the user;
 2. the NVIDIA wheels in site-packages, ``nvidia/<subdir>/lib`` (CUDA 13
    wheels install into ``nvidia/cu13/lib``, CUDA 12 wheels into one folder
-   per library such as ``nvidia/cufft/lib`` or ``nvidia/cublas/lib``);
+   per library such as ``nvidia/cufft/lib``, ``nvidia/cusolver/lib`` or
+   ``nvidia/cublas/lib``);
 3. the system's library path (dlopen of the bare soname: ldconfig,
    ``LD_LIBRARY_PATH``);
 4. ``/usr/local/cuda/lib64`` when neither variable is set.
