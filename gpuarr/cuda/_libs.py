@@ -26,7 +26,9 @@ import os
 import sys
 import threading
 
-__all__ = ["SYSTEM", "candidates", "locate", "find", "load", "Lazy"]
+from .. import _core
+
+__all__ = ["SYSTEM", "candidates", "locate", "find", "load", "Lazy", "LibraryError"]
 
 SYSTEM = "the system library path"
 _TOOLKIT_SUBDIRS = ("lib64", "lib", os.path.join("targets", "x86_64-linux", "lib"))
@@ -110,6 +112,19 @@ def load(cands, not_found):
         if pl not in places:
             places.append(pl)
     raise not_found(places)
+
+
+class LibraryError(_core.CUDARuntimeError):
+    """A library could not be loaded, or one of its calls failed
+    (``status``: the library's status code, 0 when it is missing).  The
+    base of cuSOLVER's and cuBLAS's errors."""
+
+    def __init__(self, message, status=0):
+        super().__init__(message)
+        self.status = status
+
+    def __reduce__(self):
+        return (type(self), (self.args[0], self.status))
 
 
 class Lazy:

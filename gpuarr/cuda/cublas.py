@@ -29,16 +29,9 @@ _NAMES = ("libcublas.so.13", "libcublas.so.12", "libcublas.so")
 _WHEEL_SUBDIRS = ("cu13", "cublas")
 
 
-class CUBLASError(_core.CUDARuntimeError):
+class CUBLASError(_libs.LibraryError):
     """cuBLAS could not be loaded, or one of its calls failed (``status``
     is the cublasStatus_t code, 0 when the library is missing)."""
-
-    def __init__(self, message, status=0):
-        super().__init__(message)
-        self.status = status
-
-    def __reduce__(self):
-        return (type(self), (self.args[0], self.status))
 
 
 def _candidates():

@@ -73,17 +73,10 @@ _STATUS = {
 _ALLOC_FAILED = 2
 
 
-class CUSOLVERError(_core.CUDARuntimeError):
+class CUSOLVERError(_libs.LibraryError):
     """cuSOLVER could not be loaded, or one of its calls was refused
     (``status`` is the cusolverStatus_t code, 0 when the library is
     missing)."""
-
-    def __init__(self, message, status=0):
-        super().__init__(message)
-        self.status = status
-
-    def __reduce__(self):
-        return (type(self), (self.args[0], self.status))
 
 
 # ============================================================== loading ====
