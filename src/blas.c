@@ -33,8 +33,9 @@
  *     (negative or non-unit inner strides) is copied to C order first;
  *  3. the batch dimensions of C, A and B collapsed together (plan.c): one
  *     dimension left is one strided-batched GEMM (stride 0 for a broadcast
- *     operand); more (broadcasting that crosses, e.g. (3,1) x (1,4)) loop
- *     over the outer ones, one strided-batched GEMM each.
+ *     operand; one per 65535 products); more (broadcasting that crosses,
+ *     e.g. (3,1) x (1,4)) loop over the outer ones, one strided-batched
+ *     GEMM each.
  * Bool and integer products take the exact kernel of kernels/matmul.cu,
  * which reads any strides and needs no copies.
  */
@@ -54,6 +55,7 @@ enum { COMPUTE_32F = 68, COMPUTE_64F = 70 };
 enum { GEMM_DEFAULT = -1, DEFAULT_MATH = 0, STATUS_ALLOC_FAILED = 3 };
 
 #define BLAS_MAX_DEVICES 64
+#define BLAS_MAX_BATCH 65535
 
 static struct {
     void *lib;
@@ -398,10 +400,9 @@ mm_gemm(ga_array **a, ga_array **b, ga_array *c, mm_shape *p)
                           (*b)->strides, p) < 0)
             return -1;
     }
-    if (p->m > INT_MAX || p->n > INT_MAX || p->k > INT_MAX ||
-        batch.shape[batch.ndim - 1] > INT_MAX) {
-        PyErr_SetString(PyExc_ValueError, "matmul: matrices and batches larger than 2**31 - 1 "
-                        "along a dimension are not supported by gpuarr's cuBLAS path");
+    if (p->m > INT_MAX || p->n > INT_MAX || p->k > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "matmul: matrices larger than 2**31 - 1 along a "
+                        "dimension are not supported by gpuarr's cuBLAS path");
         return -1;
     }
     blas_types(c->type, &dt, &compute);
@@ -429,19 +430,26 @@ mm_gemm(ga_array **a, ga_array **b, ga_array *c, mm_shape *p)
             for (int j = 0; j < 3; ++j)
                 off[j] += i * st[j].s[d];
         }
-        const char *pa = (*a)->data + off[1], *pb = (*b)->data + off[2];
-        char *pc = c->data + off[0];
-        int status;
-        if (count == 1)
-            status = blas.gemm(h, ta, tb, m, n, k, alpha, pb, dt, (int)lda, pa, dt, (int)ldb,
-                               beta, pc, dt, ldc, compute, GEMM_DEFAULT);
-        else
-            status = blas.gemm_batched(h, ta, tb, m, n, k, alpha, pb, dt, (int)lda,
-                                       st[2].s[inner] / isz, pa, dt, (int)ldb,
-                                       st[1].s[inner] / isz, beta, pc, dt, ldc,
-                                       st[0].s[inner] / isz, (int)count, compute, GEMM_DEFAULT);
-        if (status != 0)
-            return blas_error(status, count == 1 ? "cublasGemmEx" : "cublasGemmStridedBatchedEx");
+        /* batches of at most BLAS_MAX_BATCH (a grid dimension's limit some
+         * cuBLAS kernels carry) */
+        for (int64_t first = 0; first < count; first += BLAS_MAX_BATCH) {
+            int nb = (int)(count - first < BLAS_MAX_BATCH ? count - first : BLAS_MAX_BATCH);
+            const char *pa = (*a)->data + off[1] + first * st[1].s[inner];
+            const char *pb = (*b)->data + off[2] + first * st[2].s[inner];
+            char *pc = c->data + off[0] + first * st[0].s[inner];
+            int status;
+            if (nb == 1)
+                status = blas.gemm(h, ta, tb, m, n, k, alpha, pb, dt, (int)lda, pa, dt,
+                                   (int)ldb, beta, pc, dt, ldc, compute, GEMM_DEFAULT);
+            else
+                status = blas.gemm_batched(h, ta, tb, m, n, k, alpha, pb, dt, (int)lda,
+                                           st[2].s[inner] / isz, pa, dt, (int)ldb,
+                                           st[1].s[inner] / isz, beta, pc, dt, ldc,
+                                           st[0].s[inner] / isz, nb, compute, GEMM_DEFAULT);
+            if (status != 0)
+                return blas_error(status, nb == 1 ? "cublasGemmEx"
+                                                  : "cublasGemmStridedBatchedEx");
+        }
     }
     return 0;
 }
