@@ -270,7 +270,7 @@ def _lu(a, dtype):
     pivots = _core.empty(a.shape[:-1], dtype=numpy.int64)
     lus, pivs = _Stack(packed), _Stack(pivots, 1)
     info = _infos(lus.count)
-    infos = _Stack(info, 1)
+    infos = _Stack(info, 0)
     s = cusolver.solver()
     with s:
         work = s.getrf_workspace(dtype, n, lus[0], n)
@@ -598,7 +598,7 @@ def _eigh(a, UPLO, vectors, fname):
                 s.syev_batched(dtype, jobz, uplo, n, As[0], n, ws[0], work, info.data.ptr,
                                As.count)
             else:
-                infos = _Stack(info, 1)
+                infos = _Stack(info, 0)
                 work = s.syevd_workspace(dtype, jobz, uplo, n, As[0], n, ws[0])
                 for i in range(As.count):
                     s.syevd(dtype, jobz, uplo, n, As[i], n, ws[i], work, infos[i])
