@@ -29,6 +29,7 @@ Differences from NumPy, all to avoid synchronising with the host:
   method but no weights.
 """
 import collections
+import math
 import operator
 import warnings
 
@@ -210,7 +211,7 @@ def _quantile(a, q, mode, ignore_nan, axis, out, keepdims, method=0):
         else:
             keep = [d for d in range(nd) if d not in axes]
             moved = a.transpose(keep + list(axes))
-            work = moved.reshape(moved.shape[:len(keep)] + (-1,))
+            work = moved.reshape(moved.shape[:len(keep)] + (math.prod(moved.shape[len(keep):]),))
             cax = len(keep)
     reduced = () if cax is None else tuple(n for d, n in enumerate(work.shape) if d != cax)
     qshape = () if q is None else q.shape

@@ -839,13 +839,23 @@ def test_median_percentile_quantile(data):
     if dtype.kind == "f" and data.draw(st.booleans(), label="NaNs"):
         base = with_nans(rng, base)
     h, d, _ = pair(view, base)
-    want, exc = outcome(getattr(np, func), h, *args, **kw)
+    if func.startswith("nan") and kw["axis"] == () and args and np.ndim(args[0]) > 1:
+        # NumPy 2.4/2.5's nan* quantiles put a 2-d q's axes after the
+        # first (percentile(ones((2, 3)), q of shape (1, 2), axis=()) is
+        # (1, 2, 2, 3), nanpercentile's (2, 2, 3, 1)); gpuarr follows percentile
+        want, exc = outcome(getattr(np, func.removeprefix("nan")), h, *args, **kw)
+    else:
+        want, exc = outcome(getattr(np, func), h, *args, **kw)
     if exc is not None:
         raises_like(exc, getattr(gp, func), d, *args, **kw)
         return
     got = call(getattr(gp, func), d, *args, **kw)
     assert isinstance(got, gp.ndarray), type(got)
     want = np.asarray(want)
+    if func.startswith("nan") and want.dtype != got.dtype and np.isnan(want).any():
+        # NumPy gives an all-NaN slice a's dtype, whatever q's (a dtype that
+        # depends on the data); gpuarr the dtype of the other slices (README)
+        want = want.astype(got.dtype)
     if method in PICKING or want.dtype.kind not in "f":
         assert_close(got.get(), want, rtol=0)
     else:

@@ -511,15 +511,15 @@ def _svd_jacobi_batched(a, dtype, real, full_matrices, compute_uv):
     batch = a.shape[:-2]
     packed, _ = _work(a, dtype, True)                     # A column-major, lda = m
     sv = _core.empty(batch + (k,), dtype=real)
-    upacked = vpacked = None
-    u0 = v0 = None
-    if compute_uv:
-        upacked = _core.empty(batch + (m, m), dtype=dtype)     # U column-major, ldu = m
-        vpacked = _core.empty(batch + (n, n), dtype=dtype)     # V column-major, ldv = n
-        u0, v0 = upacked.data.ptr, vpacked.data.ptr
+    # U and V always: gesvdjBatched without vectors (jobz NOVECTOR, no U
+    # or V) made illegal memory accesses on the lent H100 (cuSOLVER
+    # 12.0.4, a stack of 6 x 4); for matrices up to 32 x 32 they cost little
+    upacked = _core.empty(batch + (m, m), dtype=dtype)         # U column-major, ldu = m
+    vpacked = _core.empty(batch + (n, n), dtype=dtype)         # V column-major, ldv = n
+    u0, v0 = upacked.data.ptr, vpacked.data.ptr
     As = _Stack(packed)
     info = _infos(As.count)
-    jobz = VECTOR if compute_uv else NOVECTOR
+    jobz = VECTOR
     s = cusolver.solver()
     with s:
         work = s.gesvdj_batched_workspace(dtype, jobz, m, n, As[0], m, sv.data.ptr, u0, m, v0,
