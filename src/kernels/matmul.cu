@@ -7,14 +7,21 @@
 // two's-complement products and sums modulo 2**bits are the same bits.
 // Bool products are NumPy's: any(a[i, :] & b[:, j]).
 //
-// Each 16 x 16 block computes a 16 x 16 tile of one product of the batch,
-// staging 16-wide slabs of A and B in shared memory; operands take any byte
-// strides (transposed, negative, broadcast), so the host never copies.
+// Each block of 16 x 16 threads computes a 64 x 64 tile of one product of
+// the batch, each thread a 4 x 4 grid of it (rows ty + 16 i, columns
+// tx + 16 j: a warp reads two rows of A's slab, a broadcast, and 16
+// consecutive columns of B's), staging 16-deep slabs of A and B in shared
+// memory; operands take any byte strides (transposed, negative, broadcast),
+// so the host never copies.  (The first version, one output per thread in
+// 16 x 16 tiles, took 377 us for 1024^2 int32 on the lent H100, CuPy 270.)
 #include "kernel_common.cuh"
 
 namespace {
 
-constexpr int TILE = 16;
+constexpr int THREADS = 16;           // per side of the block
+constexpr int PER = 4;                // outputs per thread per side
+constexpr int TILE = THREADS * PER;   // 64: the block's tile per side
+constexpr int DEPTH = 16;             // the k-slab staged per step
 
 // The accumulator: the operand width, at least 32 bits (uint16 * uint16
 // would promote to int and overflow, which is undefined).
@@ -33,39 +40,74 @@ __device__ __forceinline__ A load(const char *p)
 // ============================== kernels ====================================
 
 template <class T>
-__global__ void k_matmul_exact(ga_matmul_args g, int64_t batch, int64_t row_blocks)
+__global__ void __launch_bounds__(THREADS * THREADS)
+k_matmul_exact(ga_matmul_args g, int64_t batch, int64_t row_blocks)
 {
     using A = typename acc_of<T>::type;
-    __shared__ A ta[TILE][TILE + 1], tb[TILE][TILE + 1];
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int64_t col = (int64_t)blockIdx.x * TILE + tx;
+    __shared__ A ta[DEPTH][TILE + 1], tb[DEPTH][TILE + 1];   // [k][row], [k][column]
+    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * THREADS + tx;
+    const int64_t col0 = (int64_t)blockIdx.x * TILE;
     for (int64_t bt = blockIdx.z; bt < batch; bt += gridDim.z) {
         const char *pa = g.a + ga_offset(bt, g.batch, g.a_bs);
         const char *pb = g.b + ga_offset(bt, g.batch, g.b_bs);
         char *pc = g.c + ga_offset(bt, g.batch, g.c_bs);
         for (int64_t rb = blockIdx.y; rb < row_blocks; rb += gridDim.y) {
-            const int64_t row = rb * TILE + ty;
-            A acc = 0;
-            for (int64_t k0 = 0; k0 < g.k; k0 += TILE) {
-                ta[ty][tx] = row < g.m && k0 + tx < g.k
-                    ? load<T, A>(pa + row * g.a_rs + (k0 + tx) * g.a_cs) : A(0);
-                tb[ty][tx] = k0 + ty < g.k && col < g.n
-                    ? load<T, A>(pb + (k0 + ty) * g.b_rs + col * g.b_cs) : A(0);
+            const int64_t row0 = rb * TILE;
+            A acc[PER][PER];
+#pragma unroll
+            for (int i = 0; i < PER; ++i)
+#pragma unroll
+                for (int j = 0; j < PER; ++j)
+                    acc[i][j] = 0;
+            for (int64_t k0 = 0; k0 < g.k; k0 += DEPTH) {
+                // TILE x DEPTH elements of each slab, TILE * DEPTH / 256 per
+                // thread: consecutive threads take consecutive k of A's rows
+                // and consecutive columns of B
+#pragma unroll
+                for (int r = 0; r < TILE * DEPTH / (THREADS * THREADS); ++r) {
+                    const int e = tid + r * THREADS * THREADS;
+                    const int i = e / DEPTH, ka = e % DEPTH;
+                    ta[ka][i] = row0 + i < g.m && k0 + ka < g.k
+                        ? load<T, A>(pa + (row0 + i) * g.a_rs + (k0 + ka) * g.a_cs) : A(0);
+                    const int kb = e / TILE, j = e % TILE;
+                    tb[kb][j] = k0 + kb < g.k && col0 + j < g.n
+                        ? load<T, A>(pb + (k0 + kb) * g.b_rs + (col0 + j) * g.b_cs) : A(0);
+                }
                 __syncthreads();
 #pragma unroll
-                for (int kk = 0; kk < TILE; ++kk) {
-                    if constexpr (ga_same<T, bool>)
-                        acc |= ta[ty][kk] & tb[kk][tx];
-                    else
-                        acc += ta[ty][kk] * tb[kk][tx];
+                for (int kk = 0; kk < DEPTH; ++kk) {
+                    A av[PER], bv[PER];
+#pragma unroll
+                    for (int i = 0; i < PER; ++i)
+                        av[i] = ta[kk][ty + THREADS * i];
+#pragma unroll
+                    for (int j = 0; j < PER; ++j)
+                        bv[j] = tb[kk][tx + THREADS * j];
+#pragma unroll
+                    for (int i = 0; i < PER; ++i)
+#pragma unroll
+                        for (int j = 0; j < PER; ++j) {
+                            if constexpr (ga_same<T, bool>)
+                                acc[i][j] |= av[i] & bv[j];
+                            else
+                                acc[i][j] += av[i] * bv[j];
+                        }
                 }
                 __syncthreads();
             }
-            if (row < g.m && col < g.n) {
-                if constexpr (ga_same<T, bool>)
-                    *(uint8_t *)(pc + row * g.c_rs + col * g.c_cs) = acc != 0;
-                else
-                    *(T *)(pc + row * g.c_rs + col * g.c_cs) = (T)acc;
+#pragma unroll
+            for (int i = 0; i < PER; ++i) {
+                const int64_t row = row0 + ty + THREADS * i;
+#pragma unroll
+                for (int j = 0; j < PER; ++j) {
+                    const int64_t col = col0 + tx + THREADS * j;
+                    if (row >= g.m || col >= g.n)
+                        continue;
+                    if constexpr (ga_same<T, bool>)
+                        *(uint8_t *)(pc + row * g.c_rs + col * g.c_cs) = acc[i][j] != 0;
+                    else
+                        *(T *)(pc + row * g.c_rs + col * g.c_cs) = (T)acc[i][j];
+                }
             }
         }
     }
@@ -81,7 +123,7 @@ cudaError_t matmul_exact(const ga_matmul_args *g, cudaStream_t stream)
         return cudaErrorInvalidValue;
     const dim3 grid((unsigned)col_blocks, (unsigned)(row_blocks < 65535 ? row_blocks : 65535),
                     (unsigned)(batch < 65535 ? batch : 65535));
-    k_matmul_exact<T><<<grid, dim3(TILE, TILE), 0, stream>>>(*g, batch, row_blocks);
+    k_matmul_exact<T><<<grid, dim3(THREADS, THREADS), 0, stream>>>(*g, batch, row_blocks);
     return cudaGetLastError();
 }
 
