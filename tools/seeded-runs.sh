@@ -16,7 +16,9 @@
 # -n N          each run on N pytest-xdist workers, when pytest-xdist is
 #               installed (they share the one GPU: timing tests may suffer)
 # --timeout S   limit of one run in seconds (default 420); at the limit pytest
-#               is interrupted (SIGINT), so it still lists the failures so far
+#               is interrupted (SIGINT), so it still lists the failures so far;
+#               a test still running after 100 s dumps every thread's stack
+#               into the log (pytest's faulthandler_timeout), naming a hang
 # --no-build    the extension is already built here
 set -uo pipefail
 OUT=${OUT:-/tmp/gpuarr-seeds}
@@ -55,7 +57,7 @@ for seed in $seeds; do
     log="$OUT/run-$seed.log"
     t0=$(date +%s)
     GPUARR_TEST_SEED=$seed GPUARR_REQUIRE_GPU=1 timeout -s INT -k 30 "$limit" python3 -m pytest -q -rfE \
-        -p no:cacheprovider ${xdist[@]+"${xdist[@]}"} "$@" tests >"$log" 2>&1
+        -o faulthandler_timeout=100 -p no:cacheprovider ${xdist[@]+"${xdist[@]}"} "$@" tests >"$log" 2>&1
     rc=$?
     [ $rc = 124 ] && echo "TIMEOUT after $limit s" >>"$log"
     grep -E "^(FAILED|ERROR) " "$log" | sed -E 's/ - .*//' | awk -v s="$seed" '{print s, $2}' \
