@@ -428,10 +428,11 @@ def test_numpy_linalg_dispatches_to_gpuarr_linalg():
     from gpuarr._interop import _implementation
     for name in ("det", "slogdet", "inv", "solve", "cholesky", "qr", "svd", "svdvals", "eigh",
                  "eigvalsh", "norm", "matrix_norm", "vector_norm", "matrix_rank", "cross",
-                 "diagonal", "trace", "outer", "matrix_transpose"):
+                 "diagonal", "trace", "outer", "matrix_transpose", "pinv", "lstsq",
+                 "matrix_power", "multi_dot", "tensorinv", "tensorsolve"):
         assert _implementation(getattr(np.linalg, name)) == (f"linalg.{name}",
                                                              getattr(linalg, name))
-    assert _implementation(np.linalg.pinv)[1] is None
+    assert _implementation(np.linalg.eig)[1] is None       # general eigenproblems: not here
 
 
 # ================================================================ GPU ====
@@ -926,3 +927,111 @@ def test_benchmark_checks_catch_wrong_factors(rng, monkeypatch):
     assert bench.check_eigh((w, v), None) is None
     assert "A V" in bench.check_eigh((w * 1.01, v), None)
     assert "orthonormal" in bench.check_eigh((w, v * 1.01), None)
+
+
+# ===================================== GPU: built on matrix products ====
+
+@gpu
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 6, 4), (3, 1, 1), (0, 3)])
+def test_pinv(rng, dtype, shape):
+    a = conditioned(rng, shape, dtype, 100.0)
+    got = linalg.pinv(gp.asarray(a))
+    assert got.dtype == np.linalg.pinv(a).dtype
+    close(host(got), np.linalg.pinv(a), 1000 * max(shape) * eps(dtype))
+
+
+@gpu
+def test_pinv_cuts_small_singular_values():
+    a = np.diag([1.0, 1e-3, 1e-12])
+    for kw in ({}, {"rcond": 1e-2}, {"rtol": 1e-2}, {"rtol": None}, {"rcond": np.array(1e-6)}):
+        close(host(linalg.pinv(gp.asarray(a), **kw)), np.linalg.pinv(a, **kw), 1e-12)
+    for rtol in (1e-3, None):
+        with pytest.raises(ValueError):
+            linalg.pinv(gp.asarray(a), rcond=1e-3, rtol=rtol)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("m,n,k", [(8, 3, None), (8, 3, 2), (3, 8, None), (5, 5, 3), (6, 0, 2),
+                                   (0, 4, None)])
+def test_lstsq(rng, dtype, m, n, k):
+    a = conditioned(rng, (m, n), dtype, 100.0)
+    b = rng.standard_normal((m,) if k is None else (m, k)).astype(dtype)
+    x, res, rank, s = linalg.lstsq(gp.asarray(a), gp.asarray(b))
+    wx, wres, wrank, ws = np.linalg.lstsq(a, b)
+    assert int(rank) == int(wrank)
+    assert x.dtype == wx.dtype and res.dtype == wres.dtype and s.dtype == ws.dtype
+    tol = 1000 * max(m, n, 1) * eps(dtype)
+    close(host(x), wx, tol)
+    close(host(s), ws, tol)
+    close(host(res), wres, 100 * tol, scale=max(1.0, float(np.abs(wres).max(initial=0))))
+
+
+@gpu
+def test_lstsq_rank_deficient_and_errors():
+    a = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
+    b = np.array([1.0, 2.0, 2.0])
+    x, res, rank, s = linalg.lstsq(gp.asarray(a), gp.asarray(b))
+    wx, wres, wrank, ws = np.linalg.lstsq(a, b)
+    assert rank == wrank == 1 and res.shape == wres.shape == (0,)
+    close(host(x), wx, 1e-12)
+    with pytest.raises(np.linalg.LinAlgError, match="Incompatible dimensions"):
+        linalg.lstsq(gp.asarray(a), gp.ones(4))
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.float64, np.complex128])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 7, -1, -4])
+def test_matrix_power(rng, dtype, n):
+    if np.dtype(dtype).kind == "i":
+        a = rng.integers(-2, 3, (2, 3, 3)).astype(dtype)
+        if n < 0:
+            a = np.broadcast_to(np.eye(3, dtype=dtype) * 2, (2, 3, 3)).copy()
+    else:
+        a = conditioned(rng, (2, 3, 3), dtype, 4.0)
+    got, want = linalg.matrix_power(gp.asarray(a), n), np.linalg.matrix_power(a, n)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if np.dtype(dtype).kind == "i" and n >= 0:
+        np.testing.assert_array_equal(host(got), want)
+    else:
+        # each product's rounding is relative to the norms of its factors,
+        # which for powers of a non-normal matrix exceed the result's norm
+        base = np.linalg.inv(a) if n < 0 else a
+        scale = np.linalg.norm(base.astype(np.complex128), 2, axis=(-2, -1)).max() ** abs(n)
+        close(host(got), want, 100 * max(abs(n), 1) * eps(want.dtype),
+              scale=scale * np.sqrt(want.size))
+    with pytest.raises(TypeError):
+        linalg.matrix_power(gp.asarray(a), 1.5)
+    with pytest.raises(np.linalg.LinAlgError):
+        linalg.matrix_power(gp.ones((2, 3)), 2)
+
+
+@gpu
+@pytest.mark.parametrize("shapes", [[(3,), (3, 20), (20, 4), (4,)], [(10, 30), (30, 5), (5, 60)],
+                                    [(2, 7), (7, 7), (7, 1), (1, 9)], [(5,), (5, 2), (2, 6)],
+                                    [(4, 6), (6, 3), (3,)]])
+def test_multi_dot(rng, shapes):
+    arrays = [rng.standard_normal(s) for s in shapes]
+    got, want = linalg.multi_dot([gp.asarray(x) for x in arrays]), np.linalg.multi_dot(arrays)
+    assert got.shape == np.shape(want)
+    close(host(got), want, 1e-12)
+    out = gp.empty(np.shape(want))
+    assert linalg.multi_dot([gp.asarray(x) for x in arrays], out=out) is out
+    close(host(out), want, 1e-12)
+    with pytest.raises(ValueError, match="at least two"):
+        linalg.multi_dot([gp.asarray(arrays[0])])
+
+
+@gpu
+def test_tensorinv_and_tensorsolve(rng):
+    a = conditioned(rng, (24, 24), np.float64, 10.0).reshape(4, 6, 8, 3)
+    close(host(linalg.tensorinv(gp.asarray(a), ind=2)), np.linalg.tensorinv(a, ind=2), 1e-12)
+    b = rng.standard_normal((4, 6))
+    close(host(linalg.tensorsolve(gp.asarray(a), gp.asarray(b))), np.linalg.tensorsolve(a, b),
+          1e-12)
+    a2 = np.moveaxis(a, 0, -1)
+    close(host(linalg.tensorsolve(gp.asarray(a2), gp.asarray(b.T.copy()), axes=(0,))),
+          np.linalg.tensorsolve(a2, b.T.copy(), axes=(0,)), 1e-12)
+    with pytest.raises(ValueError, match="Invalid ind"):
+        linalg.tensorinv(gp.asarray(a), ind=0)

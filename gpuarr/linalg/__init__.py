@@ -11,18 +11,20 @@ every place searched).  gpuarr/linalg/_linalg.py says how NumPy's
 row-major arrays map onto cuSOLVER's column-major routines.
 
 matmul, tensordot and vecdot are gpuarr's own matrix products, found here
-too once they exist; the functions built on matrix products (pinv, lstsq,
-matrix_power, multi_dot, tensorsolve, tensorinv) are not here yet.
+too; pinv, lstsq, matrix_power, multi_dot, tensorsolve and tensorinv are
+built on them.
 """
 from ._linalg import (LinAlgError, det, slogdet, inv, solve, cholesky, qr, svd, svdvals,
                       eigh, eigvalsh, norm, vector_norm, matrix_norm, matrix_rank, cross,
-                      diagonal, matrix_transpose, trace, outer, SVDResult, EighResult,
-                      QRResult, SlogdetResult)
+                      diagonal, matrix_transpose, trace, outer, pinv, lstsq, matrix_power,
+                      multi_dot, tensorinv, tensorsolve, SVDResult, EighResult, QRResult,
+                      SlogdetResult, LstsqResult)
 
 __all__ = ["LinAlgError", "det", "slogdet", "inv", "solve", "cholesky", "qr", "svd", "svdvals",
            "eigh", "eigvalsh", "norm", "vector_norm", "matrix_norm", "matrix_rank", "cross",
-           "diagonal", "matrix_transpose", "trace", "outer", "SVDResult", "EighResult",
-           "QRResult", "SlogdetResult"]
+           "diagonal", "matrix_transpose", "trace", "outer", "pinv", "lstsq", "matrix_power",
+           "multi_dot", "tensorinv", "tensorsolve", "SVDResult", "EighResult", "QRResult",
+           "SlogdetResult", "LstsqResult"]
 
 # The array API's linalg names that are gpuarr's matrix products.
 _PRODUCTS = ("matmul", "tensordot", "vecdot")

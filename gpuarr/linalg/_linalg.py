@@ -62,10 +62,13 @@ Every decomposition goes through one path:
 
 Reductions (det, slogdet, norms, matrix_rank) return device arrays (0-d
 for one matrix), as every gpuarr reduction does.  The functions that need
-a general matrix product (pinv, lstsq, matrix_power, multi_dot,
-tensorsolve, tensorinv, matmul, tensordot, vecdot) come with gpuarr's
-matrix products; gpuarr.linalg forwards matmul, tensordot and vecdot to
-gpuarr's once they exist.
+a general matrix product are compositions of the above with gpuarr's
+matrix products (gpuarr/_linalg.py, cuBLAS): pinv and lstsq from the SVD
+(singular values at most rcond times the largest taken as zero, as
+LAPACK's gelsd does), matrix_power by repeated squaring, multi_dot in the
+cheapest order of the chain, tensorinv and tensorsolve through inv and
+solve of the reshaped operands.  gpuarr.linalg forwards matmul, tensordot
+and vecdot to gpuarr's.
 """
 import collections
 import math
@@ -81,8 +84,9 @@ from ..cuda.cusolver import LOWER, UPPER, OP_N, OP_T, NOVECTOR, VECTOR
 
 __all__ = ["LinAlgError", "det", "slogdet", "inv", "solve", "cholesky", "qr", "svd", "svdvals",
            "eigh", "eigvalsh", "norm", "vector_norm", "matrix_norm", "matrix_rank", "cross",
-           "diagonal", "matrix_transpose", "trace", "outer", "SVDResult", "EighResult",
-           "QRResult", "SlogdetResult"]
+           "diagonal", "matrix_transpose", "trace", "outer", "pinv", "lstsq", "matrix_power",
+           "multi_dot", "tensorinv", "tensorsolve", "SVDResult", "EighResult", "QRResult",
+           "SlogdetResult"]
 
 
 class LinAlgError(numpy.linalg.LinAlgError):
@@ -808,3 +812,189 @@ def outer(x1, x2, /):
         raise ValueError(f"Input arrays must be one-dimensional, but they are x1.ndim={x1.ndim} "
                          f"and x2.ndim={x2.ndim}.")
     return x1[:, None] * x2[None, :]
+
+
+# ============================================= built on matrix products ====
+
+def _conj_t(x):
+    """The conjugate transpose of each matrix (a view for real types)."""
+    return (x.conj() if x.dtype.kind == "c" else x).mT
+
+
+def _inverted(s, cutoff):
+    """1/s where s > cutoff, else 0 (s real, descending per row)."""
+    return gp.where(s > cutoff, 1 / gp.where(s > cutoff, s, 1), 0).astype(s.dtype)
+
+
+_UNSET = object()      # pinv's rtol when not given (NumPy's _NoValue)
+
+
+def pinv(a, rcond=None, hermitian=False, *, rtol=_UNSET):
+    """The Moore-Penrose pseudo-inverse of each matrix, Vh^H diag(1/s) U^H
+    from its SVD, singular values at most rcond times the largest taken as
+    zero; NumPy 2's rule for the cutoff: rcond, else rtol (None: max(m, n)
+    * eps), else 1e-15.  rcond may be an array broadcast over the stack."""
+    a = to_device(_operand(a, "pinv"))
+    _at_least_2d(a)
+    if rcond is None:
+        rcond = (1e-15 if rtol is _UNSET else
+                 max(a.shape[-2:]) * numpy.finfo(_compute_type(a.dtype)).eps if rtol is None
+                 else rtol)
+    elif rtol is not _UNSET:
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    dtype = _compute_type(a.dtype)
+    m, n = a.shape[-2:]
+    if a.size == 0:
+        return gp.empty(a.shape[:-2] + (n, m), dtype=a.dtype if m * n == 0 else dtype)
+    u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
+    rcond = gp.asarray(rcond, dtype=s.dtype)
+    cutoff = s.max(axis=-1, keepdims=True) * (rcond[..., None] if rcond.ndim else rcond)
+    return gp.matmul(_conj_t(vh) * _inverted(s, cutoff)[..., None, :], _conj_t(u))
+
+
+LstsqResult = collections.namedtuple("LstsqResult", "x residuals rank singular_values")
+
+
+def lstsq(a, b, rcond=None):
+    """The least-squares solution x of a x = b (a 2-d, b 1-d or 2-d) from
+    a's SVD, as NumPy's gelsd: singular values at most rcond (default
+    eps * max(m, n)) times the largest count as zero.  (x, residuals, rank,
+    s): residuals are the squared norms of b - a x per column when a has
+    full column rank and more rows than columns, else empty, so their
+    shape depends on the rank, which is read back (one synchronisation)."""
+    a, b = _operand(a, "lstsq"), _operand(b, "lstsq", "b")
+    is_1d = b.ndim == 1
+    if a.ndim != 2 or b.ndim not in (1, 2):
+        raise LinAlgError(f"{a.ndim if a.ndim != 2 else b.ndim}-dimensional array given. Array "
+                          "must be two-dimensional")
+    m, n = a.shape
+    if b.shape[0] != m:
+        raise LinAlgError("Incompatible dimensions")
+    dtype = _compute_type(a.dtype, b.dtype)
+    real = _real_type(dtype)
+    a = to_device(a).astype(dtype, copy=False)
+    b = to_device(b).astype(dtype, copy=False)
+    if is_1d:
+        b = b[:, None]
+    k = b.shape[1]
+    if rcond is None:
+        rcond = numpy.finfo(dtype).eps * max(m, n)
+    if a.size == 0:
+        x = gp.zeros((n, k), dtype=dtype)
+        s = gp.zeros((0,), dtype=real)
+        rank = 0
+    else:
+        u, s, vh = svd(a, full_matrices=False)
+        cutoff = s[:1] * rcond
+        x = gp.matmul(_conj_t(vh), _inverted(s, cutoff)[:, None] * gp.matmul(_conj_t(u), b))
+        rank = int(gp.count_nonzero(s > cutoff))
+    if rank == n and m > n:
+        r = b - gp.matmul(a, x) if a.size else b
+        resids = gp.sum(gp.abs(r) ** 2, axis=0).astype(real)
+    else:
+        resids = gp.zeros((0,), dtype=real)
+    if is_1d:
+        x = x[:, 0]
+    return LstsqResult(x, resids, rank, s)
+
+
+def matrix_power(a, n):
+    """Each square matrix raised to the integer power n: repeated squaring
+    with matmul (about 2 log2 |n| products); n = 0 gives identities of
+    a's dtype, a negative n powers of inv(a)."""
+    a = to_device(_operand(a, "matrix_power"))
+    _square(a)
+    try:
+        n = operator.index(n)
+    except TypeError as exc:
+        raise TypeError("exponent must be an integer") from exc
+    if n == 0:
+        out = gp.empty(a.shape, dtype=a.dtype)
+        out[...] = gp.eye(a.shape[-1], dtype=a.dtype)
+        return out
+    if n < 0:
+        a, n = inv(a), -n
+    z = result = None
+    while n > 0:
+        z = a if z is None else gp.matmul(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else gp.matmul(result, z)
+    return result
+
+
+def _chain_order(dims):
+    """The split points of the cheapest order of a matrix chain whose i-th
+    matrix is dims[i] x dims[i + 1] (the classic dynamic programme)."""
+    count = len(dims) - 1
+    cost = [[0] * count for _ in range(count)]
+    split = [[0] * count for _ in range(count)]
+    for length in range(1, count):
+        for i in range(count - length):
+            j = i + length
+            cost[i][j] = math.inf
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def multi_dot(arrays, *, out=None):
+    """The product of a chain of 2-d arrays in the cheapest order (the
+    first may be 1-d, a row; the last 1-d, a column), as NumPy's."""
+    arrays = list(arrays)
+    if len(arrays) < 2:
+        raise ValueError("Expecting at least two arrays.")
+    arrays = [to_device(_operand(x, "multi_dot", f"arrays[{i}]"))
+              for i, x in enumerate(arrays)]
+    first, last = arrays[0].ndim, arrays[-1].ndim
+    if first == 1:
+        arrays[0] = arrays[0][None, :]
+    if last == 1:
+        arrays[-1] = arrays[-1][:, None]
+    for x in arrays:
+        if x.ndim != 2:
+            raise LinAlgError(f"{x.ndim}-dimensional array given. Array must be "
+                              "two-dimensional")
+    split = _chain_order([x.shape[0] for x in arrays] + [arrays[-1].shape[1]])
+
+    def product(i, j):
+        if i == j:
+            return arrays[i]
+        return gp.matmul(product(i, split[i][j]), product(split[i][j] + 1, j))
+
+    result = product(0, len(arrays) - 1)
+    if first == 1 and last == 1:
+        result = result[0, 0]
+    elif first == 1 or last == 1:
+        result = result.ravel()
+    if out is not None:
+        out[...] = result
+        return out
+    return result
+
+
+def tensorinv(a, ind=2):
+    """The inverse of a as an operator of its first ind axes onto the rest
+    (inv of the matrix a reshaped to prod(shape[:ind]) rows)."""
+    a = to_device(_operand(a, "tensorinv"))
+    if ind <= 0:
+        raise ValueError("Invalid ind argument.")
+    invshape = a.shape[ind:] + a.shape[:ind]
+    return inv(a.reshape(math.prod(a.shape[ind:]), -1)).reshape(invshape)
+
+
+def tensorsolve(a, b, axes=None):
+    """x with tensordot(a, x, x.ndim) == b: solve of a reshaped to a square
+    matrix (axes: a's axes to move to the end first)."""
+    a, b = to_device(_operand(a, "tensorsolve")), to_device(_operand(b, "tensorsolve", "b"))
+    if axes is not None:
+        order = [d for d in range(a.ndim) if d not in [d % a.ndim for d in axes]]
+        a = a.transpose(order + [d % a.ndim for d in axes])
+    xshape = a.shape[b.ndim:]
+    n = math.prod(xshape)
+    if a.size != n * n:
+        raise LinAlgError("Input arrays must satisfy the requirement "
+                          "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+    return solve(a.reshape(n, n), b.ravel()).reshape(xshape)
