@@ -1,0 +1,105 @@
+"""gpuarr.dask's cross-block labelling (gpuarr/dask/_merge.py) on NumPy
+blocks, labelled with SciPy: the labels of the blocks, merged and
+renumbered, equal scipy.ndimage.label on the whole image, number for
+number.  CPU only (the same steps run on gpuarr chunks on a GPU)."""
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+
+from gpuarr.dask import _merge
+
+
+def split(image, chunks):
+    """A grid (object array) of the blocks of image cut at the chunk sizes
+    per axis."""
+    edges = [np.concatenate([[0], np.cumsum(c)]) for c in chunks]
+    grid = np.empty(tuple(len(c) for c in chunks), dtype=object)
+    for pos in np.ndindex(*grid.shape):
+        grid[pos] = image[tuple(slice(e[i], e[i + 1]) for e, i in zip(edges, pos))]
+    return grid
+
+
+def join(grid):
+    def rows(prefix, d):
+        if d == grid.ndim:
+            return grid[tuple(prefix)]
+        return np.concatenate([rows(prefix + [i], d + 1) for i in range(grid.shape[d])], axis=d)
+    return rows([], 0)
+
+
+def scipy_label(block, structure):
+    return ndi.label(block, structure=structure)
+
+
+def random_chunks(rng, n, parts):
+    cuts = np.sort(rng.choice(np.arange(1, n), parts - 1, replace=False))
+    return list(np.diff(np.concatenate([[0], cuts, [n]])))
+
+
+def check(image, chunks, structure=None):
+    want, count = ndi.label(image, structure=structure)
+    got, got_count = _merge.label_grid(split(image, chunks), scipy_label, structure)
+    assert got_count == count
+    np.testing.assert_array_equal(join(got), want)
+
+
+STRUCTURES_2D = [None, np.ones((3, 3), bool), np.array([[1, 1, 0], [1, 1, 1], [0, 1, 1]], bool)]
+
+
+@pytest.mark.parametrize("density", [0.2, 0.45, 0.6, 0.8])
+@pytest.mark.parametrize("structure", range(len(STRUCTURES_2D)))
+def test_random_masks_2d(rng, density, structure):
+    for _ in range(5):
+        shape = tuple(rng.integers(8, 60, 2))
+        image = rng.random(shape) < density
+        chunks = [random_chunks(rng, n, int(rng.integers(1, min(n, 6) + 1))) for n in shape]
+        check(image, chunks, STRUCTURES_2D[structure])
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_random_masks_3d(rng, full):
+    structure = np.ones((3, 3, 3), bool) if full else None
+    for _ in range(4):
+        shape = tuple(rng.integers(4, 20, 3))
+        image = rng.random(shape) < 0.35
+        chunks = [random_chunks(rng, n, int(rng.integers(1, min(n, 4) + 1))) for n in shape]
+        check(image, chunks, structure)
+
+
+def spiral(n):
+    image = np.zeros((n, n), bool)
+    top, left, bottom, right = 0, 0, n - 1, n - 1
+    while top <= bottom and left <= right:
+        image[top, left:right + 1] = True
+        image[top:bottom + 1, right] = True
+        if top + 2 <= bottom:
+            image[bottom, left:right + 1] = True
+        if left + 2 <= right and top + 2 <= bottom:
+            image[top + 2:bottom + 1, left] = True
+        top, left, bottom, right = top + 2, left + 2, bottom - 2, right - 2
+        if top <= bottom:
+            image[top - 1, left] = True
+    return image
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 16])
+def test_adversarial_shapes(chunk):
+    n = 41
+    cut = [chunk] * (n // chunk) + ([n % chunk] if n % chunk else [])
+    check(spiral(n), [cut, cut])
+    diagonals = np.eye(n, dtype=bool) | np.fliplr(np.eye(n, dtype=bool))
+    check(diagonals, [cut, cut], np.ones((3, 3), bool))     # crosses every corner
+    check(diagonals, [cut, cut])                             # one pixel each without diagonals
+    comb = np.zeros((n, n), bool)
+    comb[::2, :] = True
+    comb[:, 0] = True                                        # one component in every block
+    check(comb, [cut, cut])
+    check(np.ones((n, n), bool), [cut, cut])
+    check(np.zeros((n, n), bool), [cut, cut])
+
+
+def test_single_block_and_errors(rng):
+    image = rng.random((10, 12)) < 0.5
+    check(image, [[10], [12]])
+    with pytest.raises(ValueError, match="structure"):
+        _merge.label_grid(split(image, [[5, 5], [12]]), scipy_label, np.ones((3, 3, 3)))
