@@ -111,3 +111,15 @@ def test_unity_source_includes_its_files(setup_py, tmp_path, monkeypatch):
     headers = setup_py.local_headers(path, ["src/kernels"])
     assert {"src/kernels/ew_a.cu", "src/kernels/ew_b.cu", "src/kernels/ew_kernels.cuh"} <= \
         {os.path.relpath(h, ROOT) if os.path.isabs(h) else h for h in headers}
+
+
+def test_every_subpackage_is_installed():
+    """pyproject.toml lists every package under gpuarr/ (a folder with an
+    __init__.py), so `pip install .` installs it, not only the checkout."""
+    import tomllib
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        listed = set(tomllib.load(f)["tool"]["setuptools"]["packages"])
+    found = {os.path.relpath(d, ROOT).replace(os.sep, ".")
+             for d, _, files in os.walk(os.path.join(ROOT, "gpuarr"))
+             if "__init__.py" in files and "__pycache__" not in d}
+    assert found <= listed, f"not in pyproject.toml's packages: {sorted(found - listed)}"
