@@ -1,7 +1,9 @@
 """gpuarr.dask's cross-block labelling (gpuarr/dask/_merge.py) on NumPy
 blocks, labelled with SciPy: the labels of the blocks, merged and
 renumbered, equal scipy.ndimage.label on the whole image, number for
-number.  CPU only (the same steps run on gpuarr chunks on a GPU)."""
+number; and gpuarr.dask.ndmeasure.label on dask arrays of NumPy chunks
+(where Dask is installed).  CPU only: the same steps on gpuarr chunks
+need a GPU."""
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
@@ -103,3 +105,32 @@ def test_single_block_and_errors(rng):
     check(image, [[10], [12]])
     with pytest.raises(ValueError, match="structure"):
         _merge.label_grid(split(image, [[5, 5], [12]]), scipy_label, np.ones((3, 3, 3)))
+
+
+# ===================================== the Dask-level label (NumPy chunks) ====
+
+@pytest.fixture
+def da():
+    return pytest.importorskip("dask.array")
+
+
+@pytest.mark.parametrize("structure", [None, np.ones((3, 3), bool)])
+def test_dask_label_of_numpy_chunks(rng, da, structure):
+    from gpuarr.dask import ndmeasure
+    for _ in range(4):
+        shape = tuple(int(n) for n in rng.integers(10, 70, 2))
+        image = rng.random(shape) < 0.5
+        chunks = tuple(tuple(random_chunks(rng, n, int(rng.integers(1, 5)))) for n in shape)
+        labels, count = ndmeasure.label(da.from_array(image, chunks=chunks), structure)
+        want, want_count = ndi.label(image, structure=structure)
+        assert isinstance(labels, da.Array) and labels.chunks == chunks
+        assert count == want_count
+        np.testing.assert_array_equal(labels.compute(), want)
+
+
+def test_dask_label_errors(da):
+    from gpuarr.dask import ndmeasure
+    with pytest.raises(TypeError, match="dask array"):
+        ndmeasure.label(np.ones((3, 3)))
+    with pytest.raises(ValueError, match="structure"):
+        ndmeasure.label(da.ones((4, 4), chunks=2), np.ones((3, 3, 3)))
