@@ -134,3 +134,38 @@ def test_dask_label_errors(da):
         ndmeasure.label(np.ones((3, 3)))
     with pytest.raises(ValueError, match="structure"):
         ndmeasure.label(da.ones((4, 4), chunks=2), np.ones((3, 3, 3)))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")
+@pytest.mark.parametrize("index", [None, 3, [1, 2, 5, 40], "all"])
+def test_dask_measurements_of_numpy_chunks(rng, da, index):
+    from gpuarr.dask import ndmeasure
+    shape = (37, 53)
+    image = rng.random(shape) * 10
+    labels = rng.integers(0, 9, shape)
+    chunks = tuple(tuple(random_chunks(rng, n, 4)) for n in shape)
+    if index == "all":
+        index = np.arange(1, 9)
+    dimage = da.from_array(image, chunks=chunks)
+    dlabels = da.from_array(labels, chunks=((37,), (20, 33)))      # other chunks: rechunked
+    got = ndmeasure.sum_labels(dimage, dlabels, index)
+    want = ndi.sum_labels(image, labels, index)
+    assert isinstance(got, da.Array)
+    np.testing.assert_allclose(got.compute(), want, rtol=1e-12)
+    got = ndmeasure.center_of_mass(dimage, dlabels, index).compute()
+    want = np.array(ndi.center_of_mass(image, labels, index))
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+
+
+def test_dask_measurements_of_the_whole_image_and_errors(rng, da):
+    from gpuarr.dask import ndmeasure
+    image = rng.random((20, 30))
+    dimage = da.from_array(image, chunks=(7, 11))
+    np.testing.assert_allclose(ndmeasure.sum_labels(dimage).compute(), ndi.sum_labels(image))
+    np.testing.assert_allclose(ndmeasure.center_of_mass(dimage).compute(),
+                               ndi.center_of_mass(image))
+    with pytest.raises(TypeError, match="dask array"):
+        ndmeasure.sum_labels(image)
+    with pytest.raises(ValueError, match="shape"):
+        ndmeasure.sum_labels(dimage, da.ones((3, 3), chunks=3))

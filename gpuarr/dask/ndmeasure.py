@@ -14,17 +14,17 @@ import numpy
 
 from . import _merge
 
-__all__ = ["label"]
+__all__ = ["label", "sum_labels", "center_of_mass"]
 
 
 def _namespace(image):
-    """(xp, per-chunk labeller) for the chunk type of a dask array."""
+    """(xp, the ndimage module) for the chunk type of a dask array."""
     import gpuarr
     if isinstance(getattr(image, "_meta", None), gpuarr.ndarray):
         from gpuarr.scipy import ndimage
-        return gpuarr, ndimage.label
+        return gpuarr, ndimage
     import scipy.ndimage
-    return numpy, scipy.ndimage.label
+    return numpy, scipy.ndimage
 
 
 def label(image, structure=None):
@@ -39,10 +39,10 @@ def label(image, structure=None):
         raise TypeError(f"label: image must be a dask array, not {type(image).__name__}")
     ndim = image.ndim
     _merge._structure(structure, ndim)                 # NumPy's error before any work
-    xp, chunk_label = _namespace(image)
+    xp, ndimage = _namespace(image)
 
     def provisional(block):
-        return chunk_label(block, structure)[0].astype(numpy.int32)
+        return ndimage.label(block, structure)[0].astype(numpy.int32)
 
     local = image.map_blocks(provisional, dtype=numpy.int32).persist()
     grid = local.numblocks
@@ -82,3 +82,70 @@ def label(image, structure=None):
         return xp.take(xp.asarray(table), block).astype(numpy.int32)
 
     return ids.map_blocks(final, dtype=numpy.int32), count
+
+
+# ------------------------------------------- measurements from partial sums
+
+def _moments(block, labels, origin, index, xp, ndimage):
+    """(len(index), 1 + ndim) float64: per label of index, the sum of the
+    block's values and of the values times each global coordinate."""
+    cols = [ndimage.sum_labels(block, labels, index)]
+    for d in range(block.ndim):
+        shape = [1] * block.ndim
+        shape[d] = block.shape[d]
+        coord = (xp.arange(block.shape[d], dtype=numpy.float64) + origin[d]).reshape(shape)
+        cols.append(ndimage.sum_labels(block * coord, labels, index))
+    return xp.stack([xp.asarray(c, dtype=numpy.float64).reshape(-1) for c in cols], axis=1)
+
+
+def _partial_sums(image, label_image, index):
+    """The moments of every chunk, summed (a lazy (K, 1 + ndim) dask
+    array), and whether index was a sequence.  index None: every label
+    above 0 together, as SciPy; label_image None: the whole image."""
+    import dask
+    import dask.array as da
+
+    if not isinstance(image, da.Array):
+        raise TypeError(f"image must be a dask array, not {type(image).__name__}")
+    if label_image is None:
+        label_image = da.ones(image.shape, dtype=numpy.int32, chunks=image.chunks)
+        index = None
+    if not isinstance(label_image, da.Array):
+        raise TypeError(f"label_image must be a dask array, not {type(label_image).__name__}")
+    if label_image.shape != image.shape:
+        raise ValueError(f"label_image's shape {label_image.shape} differs from image's "
+                         f"{image.shape}")
+    label_image = label_image.rechunk(image.chunks)
+    many = index is not None and numpy.ndim(index) > 0
+    if index is None:
+        label_image = (label_image > 0).astype(numpy.int32)
+        index = [1]
+    index = numpy.atleast_1d(numpy.asarray(index)).tolist()
+    xp, ndimage = _namespace(image)
+    edges = [numpy.concatenate([[0], numpy.cumsum(c)]) for c in image.chunks]
+    blocks, labels = image.to_delayed(), label_image.to_delayed()
+    parts = []
+    for pos in numpy.ndindex(*image.numblocks):
+        origin = [int(edges[d][pos[d]]) for d in range(image.ndim)]
+        part = dask.delayed(_moments)(blocks[pos], labels[pos], origin, index, xp, ndimage)
+        parts.append(da.from_delayed(part, (len(index), 1 + image.ndim), numpy.float64,
+                                     meta=xp.empty((0, 0), dtype=numpy.float64)))
+    return da.stack(parts).sum(axis=0), many
+
+
+def sum_labels(image, label_image=None, index=None):
+    """The sum of image's values per label of index (a sequence: a 1-d
+    dask array; a scalar or None, every label above 0 together: 0-d),
+    float64 as SciPy's, from each chunk's partial sums."""
+    total, many = _partial_sums(image, label_image, index)
+    return total[:, 0] if many else total[0, 0]
+
+
+def center_of_mass(image, label_image=None, index=None):
+    """The centre of mass of image's values per label of index ((K, ndim)
+    for a sequence, (ndim,) otherwise; NaN for a label of zero mass), as
+    SciPy's, from each chunk's partial sums of the values and of the
+    values times the coordinates."""
+    total, many = _partial_sums(image, label_image, index)
+    com = total[:, 1:] / total[:, :1]
+    return com if many else com[0]
