@@ -169,3 +169,45 @@ def test_dask_measurements_of_the_whole_image_and_errors(rng, da):
         ndmeasure.sum_labels(image)
     with pytest.raises(ValueError, match="shape"):
         ndmeasure.sum_labels(dimage, da.ones((3, 3), chunks=3))
+
+
+# ============================================ exact median across chunks ====
+
+def awkward_values(rng, n, dtype):
+    """Values with ties, both signs, zeros of both signs, a wide range."""
+    v = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)
+    v[rng.random(n) < 0.2] = 0.0
+    v[rng.random(n) < 0.1] = -0.0
+    v[rng.random(n) < 0.2] = 1.5
+    return v.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_dask_exact_median(rng, da, dtype):
+    from gpuarr.dask import stats
+    for n in (1, 2, 7, 100, 1001):
+        values = awkward_values(rng, n, dtype)
+        chunks = tuple(random_chunks(rng, n, min(n, 5))) if n > 1 else (1,)
+        got = stats.median(da.from_array(values, chunks=(chunks,)))
+        want = np.median(values)
+        assert np.asarray(got).dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        if n > 2:
+            lo, hi = np.sort(values.astype(np.float64))[[n // 4, 3 * n // 4]]
+            inside = values[(values > lo) & (values < hi)]
+            got = stats.median(da.from_array(values, chunks=(chunks,)), lo, hi)
+            if inside.size:
+                np.testing.assert_array_equal(got, np.median(inside.astype(got.dtype)))
+            else:
+                assert np.isnan(got)
+
+
+def test_dask_median_nan_and_2d(rng, da):
+    from gpuarr.dask import stats
+    x = rng.standard_normal((30, 40)).astype(np.float32)
+    assert stats.median(da.from_array(x, chunks=(7, 9))) == np.median(x)
+    x[3, 5] = np.nan
+    assert np.isnan(stats.median(da.from_array(x, chunks=(7, 9))))
+    assert stats.median(da.from_array(x, chunks=(7, 9)), -10, 10) == np.median(x[~np.isnan(x)])
+    with pytest.raises(TypeError, match="dask array"):
+        stats.median(x)
