@@ -757,19 +757,26 @@ compare_beyond_range(int *id, operand *ops, int in_code, PyObject **bound)
     if (ops[s].arr != NULL || ops[1 - s].arr == NULL || !PyLong_CheckExact(ops[s].value) ||
         ops[1 - s].arr->type != in_code)
         return 0;                      /* bool == 2**63 overflows int64's loop, as in NumPy */
-    int is_signed = in_code <= GA_INT64;
-    PyObject *max = PyLong_FromUnsignedLongLong(hi[in_code]);
-    PyObject *min = PyLong_FromLongLong(is_signed ? lo[in_code] : 0);
-    int gt = -1, lt = -1;
-    if (max != NULL && min != NULL) {
-        gt = PyObject_RichCompareBool(ops[s].value, max, Py_GT);
-        lt = gt == 0 ? PyObject_RichCompareBool(ops[s].value, min, Py_LT) : 0;
+    /* where the scalar lies against the type, in C: the common call (a
+     * scalar that fits) allocates nothing */
+    int overflow = 0, gt, lt;
+    long long v = PyLong_AsLongLongAndOverflow(ops[s].value, &overflow);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow > 0 && in_code == GA_UINT64) {
+        (void)PyLong_AsUnsignedLongLong(ops[s].value);    /* 2**63 .. 2**64 - 1 fit */
+        gt = PyErr_Occurred() != NULL;
+        PyErr_Clear();
+    } else {
+        gt = overflow > 0 || (overflow == 0 && v >= 0 && (unsigned long long)v > hi[in_code]);
     }
-    if (gt < 0 || lt < 0 || !(gt || lt)) {
-        Py_XDECREF(max);
-        Py_XDECREF(min);
-        return gt < 0 || lt < 0 ? -1 : 0;
-    }
+    lt = overflow < 0 || (overflow == 0 && v < (in_code <= GA_INT64 ? lo[in_code] : 0));
+    if (!(gt || lt))
+        return 0;
+    *bound = gt ? PyLong_FromUnsignedLongLong(hi[in_code])
+                : PyLong_FromLongLong(in_code <= GA_INT64 ? lo[in_code] : 0);
+    if (*bound == NULL)
+        return -1;
     int op = *id - GA_UF_equal;
     if (s == 0)
         op = swapped[op];              /* s op x  ==  x swapped(op) s */
@@ -777,8 +784,6 @@ compare_beyond_range(int *id, operand *ops, int in_code, PyObject **bound)
     if (s == 0)
         op = swapped[op];
     *id = GA_UF_equal + op;
-    *bound = gt ? max : min;
-    Py_DECREF(gt ? min : max);
     ops[s].value = *bound;
     return 0;
 }

@@ -11,6 +11,8 @@ the clipping loop itself is still to come.
 """
 import numpy
 
+from . import _merge
+
 __all__ = ["median"]
 
 _DIGIT = 16
@@ -45,9 +47,7 @@ def _digit_counts(block, dtype, shift, prefix, lo, hi, xp):
     if shift + _DIGIT < bits:
         keys = keys[(keys >> (shift + _DIGIT)) == prefix]
     digits = ((keys >> shift) & ((1 << _DIGIT) - 1)).astype(numpy.int64)
-    counts = xp.bincount(digits, minlength=1 << _DIGIT)
-    return counts.get() if hasattr(counts, "get") and not isinstance(counts, numpy.ndarray) \
-        else numpy.asarray(counts)
+    return _merge._host(xp.bincount(digits, minlength=1 << _DIGIT))
 
 
 def _select(blocks, dtype, k, lo, hi, xp):
@@ -86,8 +86,9 @@ def median(x, lo=None, hi=None):
         else numpy.dtype(numpy.float64)
     import gpuarr
     xp = gpuarr if isinstance(getattr(x, "_meta", None), gpuarr.ndarray) else numpy
-    blocks = list(x.astype(dtype).to_delayed().ravel())
-    if lo is None and hi is None and int(da.isnan(x.astype(dtype)).sum().compute()):
+    x = x.astype(dtype)
+    blocks = list(x.to_delayed().ravel())
+    if lo is None and hi is None and int(da.isnan(x).sum().compute()):
         return dtype.type(numpy.nan)
     n = int(dask.compute(sum(dask.delayed(lambda b: int(_inside(b, lo, hi, xp).size))(b)
                              for b in blocks))[0])

@@ -823,7 +823,8 @@ def _conj_t(x):
 
 def _inverted(s, cutoff):
     """1/s where s > cutoff, else 0 (s real, descending per row)."""
-    return gp.where(s > cutoff, 1 / gp.where(s > cutoff, s, 1), 0).astype(s.dtype)
+    kept = s > cutoff
+    return gp.where(kept, 1 / gp.where(kept, s, 1), 0).astype(s.dtype)
 
 
 _UNSET = object()      # pinv's rtol when not given (NumPy's _NoValue)
