@@ -109,14 +109,11 @@ chunk_of(int64_t k, int64_t cap)
 
 /* Whether the warp line variant runs a filter of k taps: up to LINE_WARP_K
  * taps when its two slots a warp fit the shared memory of a block (not for
- * complex128), unless GPUARR_CONV_LINE=smem (a switch for
- * tools/probe_convolve.py to compare it with the block-staged variant). */
+ * complex128).  src/kernels/dev/convolve_bench.cu compares it with the
+ * block-staged variant. */
 static int
 line_warp_wanted(int64_t k, int itemsize)
 {
-    const char *v = getenv("GPUARR_CONV_LINE");
-    if (v != NULL && strcmp(v, "smem") == 0)
-        return 0;
     return k <= LINE_WARP_K &&
            2 * GA_CONV_LINE_WARPS * ga_conv_line_slot(32, (int32_t)k) * itemsize <= CONV_SMEM_MAX;
 }
@@ -291,16 +288,12 @@ check_blocks(const conv_plan *plan)
  * decides which of the two runs): a 2-d float filter of at least 2 x 2 taps
  * staged in one chunk, with enough work that kh*kw multiply-adds an output
  * outweigh two more launches (about 2^25 of them, ~2 us of FP64 work).
- * GPUARR_CONV_SEP=0 turns it off (tools/probe_convolve.py compares the
- * two paths with it). */
+ * src/kernels/dev/convolve_bench.cu compares the two paths. */
 #define SEP_MIN_WORK ((int64_t)1 << 25)
 static int
 sep_wanted(const conv_plan *plan, int type)
 {
     const ga_conv_tile *t = &plan->t;
-    const char *v = getenv("GPUARR_CONV_SEP");
-    if (v != NULL && strcmp(v, "0") == 0)
-        return 0;
     return plan->kind == PLAN_TILE && (type == GA_FLOAT32 || type == GA_FLOAT64) &&
            t->nouter == 0 && t->h.k >= 2 && t->w.k >= 2 && t->h.k <= GA_CONV_SEP_K &&
            t->w.k <= GA_CONV_SEP_K && t->kh_chunk == t->h.k && t->kw_chunk == t->w.k &&

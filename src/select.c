@@ -128,10 +128,6 @@ fail:
 
 /* ------------------------------------------------------------ compaction - */
 
-/* Which compaction kernel runs (GA_COMPACT_*); _set_compaction switches it
- * so the probe and the tests can compare the two. */
-static int compact_impl = GA_COMPACT_LOOKBACK;
-
 /* Wait for `stream`, the GIL released: the one synchronisation. */
 static int
 wait_stream(cudaStream_t stream, const char *what)
@@ -164,13 +160,13 @@ compact(int device, int itemsize, int64_t n, const char *src, const uint8_t *fla
     if (host == NULL)
         return -1;
     *host = 0;
-    GA_CUDA_TRY(ga_launch_compact(compact_impl, itemsize, n, NULL, NULL, NULL, NULL, NULL,
-                                  &temp_bytes, stream));
+    GA_CUDA_TRY(ga_launch_compact(itemsize, n, NULL, NULL, NULL, NULL, NULL, &temp_bytes,
+                                  stream));
     temp = ga_pool_malloc(device, temp_bytes ? temp_bytes : 1, stream, &failed);
     if (failed)
         goto fail;
-    GA_LAUNCH_TRY(ga_launch_compact(compact_impl, itemsize, n, src, flags, dst, host, temp,
-                                    &temp_bytes, stream), stream);
+    GA_LAUNCH_TRY(ga_launch_compact(itemsize, n, src, flags, dst, host, temp, &temp_bytes,
+                                    stream), stream);
     ga_pool_free(device, temp, temp_bytes ? temp_bytes : 1, stream);
     temp = NULL;
     if (first != NULL) {
@@ -1159,32 +1155,7 @@ ga_array_put(PyObject *self, PyObject *args, PyObject *kwds)
     return ga_forward_method("ndarray.put", self, args, kwds);
 }
 
-/* _set_compaction(name) -> the previous name: "lookback" (the default) or
- * "cub"; for the probe and the tests, which compare the two kernels. */
-static PyObject *
-py_set_compaction(PyObject *self, PyObject *arg)
-{
-    static const char *names[] = {"lookback", "cub"};
-    const char *name = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
-    int impl = -1;
-    if (name != NULL)
-        impl = strcmp(name, names[0]) == 0 ? GA_COMPACT_LOOKBACK
-             : strcmp(name, names[1]) == 0 ? GA_COMPACT_CUB : -1;
-    if (impl < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "_set_compaction: name must be 'lookback' or "
-                            "'cub'");
-        return NULL;
-    }
-    PyObject *previous = PyUnicode_FromString(names[compact_impl]);
-    if (previous != NULL)
-        compact_impl = impl;
-    return previous;
-}
-
 static PyMethodDef select_functions[] = {
-    {"_set_compaction", py_set_compaction, METH_O,
-     "_set_compaction(name) -> previous: the compaction kernel, 'lookback' or 'cub'"},
     {"_compress", py_compress, METH_VARARGS,
      "_compress(condition, a) -> a's elements (C order) where condition is true"},
     {"_flatnonzero", py_flatnonzero, METH_VARARGS,
