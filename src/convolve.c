@@ -47,28 +47,6 @@
 
 /* ------------------------------------------------------------ helpers --- */
 
-/* Whether the memory of a and b intersects. */
-static int
-arrays_share_memory(const ga_array *a, const ga_array *b)
-{
-    char *alo, *ahi, *blo, *bhi;
-    ga_array_extent(a, &alo, &ahi);
-    ga_array_extent(b, &blo, &bhi);
-    return alo < ahi && blo < bhi && alo < bhi && blo < ahi;
-}
-
-/* A C-contiguous array of kernel type `type` with a's values: a itself (a
- * new reference) when it already is one, else a converted copy. */
-static ga_array *
-contiguous_as(ga_array *a, int type)
-{
-    if (a->type == type && (a->flags & GA_C_CONTIGUOUS)) {
-        Py_INCREF(a);
-        return a;
-    }
-    return ga_array_copy_as(a, ga_dtype_from_code(type), 0);
-}
-
 /* A device array from a gpuarr function's argument: device arrays pass
  * (moved to the current device when needed), Python scalars and sequences
  * are converted, NumPy arrays are refused. */
@@ -345,10 +323,11 @@ correlate_into(ga_array *x, ga_array *w, ga_array *out, const int64_t *offsets, 
                          ctype_itemsize(type), &plan) < 0 || check_blocks(&plan) < 0)
         return -1;
     set_launch_fields(&plan, mode, flags, divisor, cval);
-    if ((xc = contiguous_as(x, type)) == NULL || (wc = contiguous_as(w, type)) == NULL)
+    if ((xc = ga_array_contiguous_as(x, ga_dtype_from_code(type))) == NULL ||
+        (wc = ga_array_contiguous_as(w, ga_dtype_from_code(type))) == NULL)
         goto done;
     if (out->type == type && (out->flags & GA_C_CONTIGUOUS) && (out->flags & GA_WRITEABLE) &&
-        !arrays_share_memory(out, xc) && !arrays_share_memory(out, wc)) {
+        !ga_array_overlaps(out, xc) && !ga_array_overlaps(out, wc)) {
         res = out;
         Py_INCREF(res);
     } else if ((res = ga_array_empty(out->ndim, out->shape, ga_dtype_from_code(type), 0,
@@ -747,10 +726,10 @@ py_rank_filter(PyObject *self, PyObject *args, PyObject *kwds)
         Py_INCREF(out);
         return out_obj;
     }
-    if (ga_runtime_use_device(out->device) < 0 || (xc = contiguous_as(x, x->type)) == NULL)
+    if (ga_runtime_use_device(out->device) < 0 || (xc = ga_array_contiguous_as(x, NULL)) == NULL)
         goto done;
     if (out->type == x->type && (out->flags & GA_C_CONTIGUOUS) && (out->flags & GA_WRITEABLE) &&
-        !arrays_share_memory(out, xc)) {
+        !ga_array_overlaps(out, xc)) {
         res = out;
         Py_INCREF(res);
     } else {

@@ -98,6 +98,12 @@ ga_array_as(ga_array *a, PyArray_Descr *descr, int copy, char order)
     return (PyObject *)ga_array_copy_as(a, descr, fortran);
 }
 
+ga_array *
+ga_array_contiguous_as(ga_array *a, PyArray_Descr *descr)
+{
+    return (ga_array *)ga_array_as(a, descr, -1, 'C');
+}
+
 PyObject *
 ga_asarray(PyObject *obj, PyArray_Descr *descr, int copy, char order)
 {

@@ -483,15 +483,6 @@ layouts_equal(const ga_array *a, const ga_array *b)
     return 1;
 }
 
-static int
-overlaps(const ga_array *a, const ga_array *b)
-{
-    char *alo, *ahi, *blo, *bhi;
-    ga_array_extent(a, &alo, &ahi);
-    ga_array_extent(b, &blo, &bhi);
-    return alo < ahi && blo < bhi && alo < bhi && blo < ahi;
-}
-
 /* Check out= against the broadcast shape (nd, shape) of the inputs and the
  * result dtype: shapes broadcast to out's without changing it, out is
  * writeable, the result casts to out's dtype under `casting`.  On success
@@ -602,7 +593,8 @@ ew_execute(const char *fname, operand *ops, int nin, const int *in_codes, int lo
     /* The array the kernel writes. */
     int need_tmp = out != NULL && out->type != loop_out;
     for (int i = 0; out && !need_tmp && i < nin; ++i)
-        need_tmp = ops[i].arr && overlaps(out, ops[i].arr) && !layouts_equal(out, ops[i].arr);
+        need_tmp = ops[i].arr && ga_array_overlaps(out, ops[i].arr) &&
+                   !layouts_equal(out, ops[i].arr);
     if (out == NULL || need_tmp) {
         int fortran = 1, any = 0;
         for (int i = 0; i < nin; ++i) {
@@ -1130,41 +1122,21 @@ ufunc_types(ga_ufunc *uf, void *c)
 /* ufunc.outer / reduce / accumulate: Python helpers registered by
  * gpuarr/_ufuncs.py ("ufunc.<method>"), called with the ufunc first. */
 static PyObject *
-ufunc_method(ga_ufunc *uf, const char *helper, PyObject *args, PyObject *kwds)
-{
-    PyObject *h = ga_helper(helper), *full, *r;
-    if (h == NULL)
-        return NULL;
-    Py_ssize_t n = PyTuple_GET_SIZE(args);
-    if ((full = PyTuple_New(n + 1)) == NULL)
-        return NULL;
-    Py_INCREF(uf);
-    PyTuple_SET_ITEM(full, 0, (PyObject *)uf);
-    for (Py_ssize_t i = 0; i < n; ++i) {
-        Py_INCREF(PyTuple_GET_ITEM(args, i));
-        PyTuple_SET_ITEM(full, i + 1, PyTuple_GET_ITEM(args, i));
-    }
-    r = PyObject_Call(h, full, kwds);
-    Py_DECREF(full);
-    return r;
-}
-
-static PyObject *
 ufunc_outer(ga_ufunc *uf, PyObject *args, PyObject *kwds)
 {
-    return ufunc_method(uf, "ufunc.outer", args, kwds);
+    return ga_forward_method("ufunc.outer", (PyObject *)uf, args, kwds);
 }
 
 static PyObject *
 ufunc_reduce(ga_ufunc *uf, PyObject *args, PyObject *kwds)
 {
-    return ufunc_method(uf, "ufunc.reduce", args, kwds);
+    return ga_forward_method("ufunc.reduce", (PyObject *)uf, args, kwds);
 }
 
 static PyObject *
 ufunc_accumulate(ga_ufunc *uf, PyObject *args, PyObject *kwds)
 {
-    return ufunc_method(uf, "ufunc.accumulate", args, kwds);
+    return ga_forward_method("ufunc.accumulate", (PyObject *)uf, args, kwds);
 }
 
 static PyMethodDef ufunc_methods[] = {

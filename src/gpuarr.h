@@ -190,10 +190,17 @@ int ga_parse_order(PyObject *obj, char deflt, char *out);
 /* A Python helper registered by gpuarr/__init__.py (borrowed; NULL with
  * RuntimeError when missing). */
 PyObject *ga_helper(const char *name);
+/* Call the registered Python helper `helper` with (self, *args, **kwds):
+ * the methods, ufunc methods and NumPy protocols written in Python. */
+PyObject *ga_forward_method(const char *helper, PyObject *self, PyObject *args,
+                            PyObject *kwds);
 /* a[i] along the first axis (a view, or a 0-d array for 1-d input). */
 PyObject *ga_array_item(ga_array *a, Py_ssize_t i);
-/* Byte range [lo, hi) touched by an array's elements. */
+/* Byte range [lo, hi) touched by an array's elements (lo == hi when empty). */
 void ga_array_extent(const ga_array *a, char **lo, char **hi);
+/* Whether the byte ranges of a and b intersect (never for an empty array):
+ * the memory-overlap test before a write that could read its own output. */
+int ga_array_overlaps(const ga_array *a, const ga_array *b);
 /* Recompute the contiguity flags from shape and strides. */
 void ga_array_update_flags(ga_array *a);
 
@@ -262,6 +269,10 @@ PyObject *ga_asarray(PyObject *obj, PyArray_Descr *descr, int copy, char order);
  * `a` itself when nothing changes and copy != 1, else a copy (ValueError
  * when copy == 0).  astype's path. */
 PyObject *ga_array_as(ga_array *a, PyArray_Descr *descr, int copy, char order);
+/* ga_array_as(a, descr, -1, 'C'): `a` itself (a new reference) when it is
+ * C-contiguous in an equivalent dtype, else a C-contiguous converted copy;
+ * what a kernel that takes contiguous operands of one dtype is given. */
+ga_array *ga_array_contiguous_as(ga_array *a, PyArray_Descr *descr);
 
 /* ======================== elementwise.c ================================== */
 
@@ -346,9 +357,6 @@ int ga_select_flag_positions(int device, int64_t n, const uint8_t *flags, int64_
 /* a[index] and a[index] = value for an advanced index, NumPy's rules. */
 PyObject *ga_advindex_get(ga_array *a, PyObject *index);
 int ga_advindex_set(ga_array *a, PyObject *index, PyObject *value);
-/* Call the registered Python helper `helper` with (self, *args, **kwds). */
-PyObject *ga_forward_method(const char *helper, PyObject *self, PyObject *args,
-                            PyObject *kwds);
 /* ndarray methods of select.c and sort.c (listed in methods.c). */
 PyObject *ga_array_compress(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_nonzero(PyObject *self, PyObject *unused);

@@ -48,18 +48,6 @@ ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream, c
     return 0;
 }
 
-/* A C-contiguous version of `a` in dtype `typenum` (a itself when it
- * already is one).  New reference. */
-static ga_array *
-measure_contiguous(ga_array *a, int typenum)
-{
-    if (a->descr->type_num == typenum && (a->flags & GA_C_CONTIGUOUS)) {
-        Py_INCREF(a);
-        return a;
-    }
-    return ga_array_copy_as(a, PyArray_DescrFromType(typenum), 0);
-}
-
 /* The dtype values are measured in: float32 and float64 as they are, every
  * other real type as float64. */
 static int
@@ -135,7 +123,8 @@ measure_index_keys(ga_array *index, int float_keys)
         PyErr_SetString(PyExc_TypeError, "index: complex values are not supported");
         return NULL;
     }
-    return measure_contiguous(index, float_keys ? NPY_FLOAT64 : NPY_INT64);
+    return ga_array_contiguous_as(index,
+                                  PyArray_DescrFromType(float_keys ? NPY_FLOAT64 : NPY_INT64));
 }
 
 /* The slot table of an index: its keys sorted (compared as int64, or as
@@ -223,10 +212,11 @@ measure_ops_parse(PyObject *args, int coords, int convert_values, int raw_index,
     npy_intp n = ga_array_size(input);
     if (convert_values) {
         int vt = measure_value_typenum(input, "input");
-        if (vt < 0 || (m->values = measure_contiguous(input, vt)) == NULL)
+        if (vt < 0 ||
+            (m->values = ga_array_contiguous_as(input, PyArray_DescrFromType(vt))) == NULL)
             goto fail;
     } else {
-        if ((m->values = measure_contiguous(input, input->descr->type_num)) == NULL)
+        if ((m->values = ga_array_contiguous_as(input, NULL)) == NULL)
             goto fail;
     }
     if (mode != GA_SLOT_ALL) {
@@ -241,7 +231,8 @@ measure_ops_parse(PyObject *args, int coords, int convert_values, int raw_index,
             goto fail;
         }
         int lt = measure_label_typenum(l);
-        if (lt < 0 || (m->labels = measure_contiguous(l, lt)) == NULL)
+        if (lt < 0 ||
+            (m->labels = ga_array_contiguous_as(l, PyArray_DescrFromType(lt))) == NULL)
             goto fail;
     }
     if (mode == MEASURE_MODE_INDEX) {
@@ -646,7 +637,8 @@ py_measure_histogram(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "edges must be a device array of at least 2 values");
         goto fail;
     }
-    if ((edges = measure_contiguous((ga_array *)edges_obj, NPY_FLOAT64)) == NULL)
+    if ((edges = ga_array_contiguous_as((ga_array *)edges_obj,
+                                        PyArray_DescrFromType(NPY_FLOAT64))) == NULL)
         goto fail;
     npy_intp nbins = ga_array_size(edges) - 1;
     if (nbins > 4096) {
@@ -703,7 +695,7 @@ py_value_indices(PyObject *self, PyObject *args)
     int ndim = arr->ndim > 0 ? arr->ndim : 1;
     npy_intp shape1[1] = {n};
     const npy_intp *shape = arr->ndim > 0 ? arr->shape : shape1;
-    if ((conv = measure_contiguous(arr, typenum)) == NULL)
+    if ((conv = ga_array_contiguous_as(arr, PyArray_DescrFromType(typenum))) == NULL)
         return NULL;
     pos = measure_new(1, n, 0, NPY_INT64, arr->device);
     coords = measure_new(2, ndim, n, NPY_INT64, arr->device);
@@ -787,8 +779,8 @@ py_find_objects(PyObject *self, PyObject *args)
     int64_t dims[GA_MEASURE_MAXDIM];
     for (int i = 0; i < ndim; ++i)
         dims[i] = labels->shape[i];
-    if ((conv = measure_contiguous(labels, labels->type == GA_INT32 ? NPY_INT32 : NPY_INT64))
-        == NULL)
+    int lt = labels->type == GA_INT32 ? NPY_INT32 : NPY_INT64;
+    if ((conv = ga_array_contiguous_as(labels, PyArray_DescrFromType(lt))) == NULL)
         return NULL;
     int64_t blocks = (n + 1023) / 1024, cap = 4 * (int64_t)ga_runtime_sm_count(labels->device);
     int grid = (int)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);

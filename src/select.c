@@ -583,10 +583,7 @@ plan_scatter(take_plan *p, PyObject *value)
         return -1;
     if (same_device(p->view, v) < 0)
         goto fail;
-    char *vlo, *vhi, *alo, *ahi;
-    ga_array_extent(v, &vlo, &vhi);
-    ga_array_extent(p->view, &alo, &ahi);
-    if (vlo < ahi && alo < vhi && vlo != vhi) {
+    if (ga_array_overlaps(v, p->view)) {
         Py_SETREF(v, ga_array_copy_as(v, NULL, 0));
         if (v == NULL)
             goto fail;
@@ -1098,28 +1095,6 @@ py_put(PyObject *self, PyObject *args)
 }
 
 /* --------------------------------------------------------------- methods */
-
-PyObject *
-ga_forward_method(const char *helper, PyObject *self, PyObject *args, PyObject *kwds)
-{
-    PyObject *f = ga_helper(helper);
-    if (f == NULL)
-        return NULL;
-    Py_ssize_t n = PyTuple_GET_SIZE(args);
-    PyObject *full = PyTuple_New(n + 1);
-    if (full == NULL)
-        return NULL;
-    Py_INCREF(self);
-    PyTuple_SET_ITEM(full, 0, self);
-    for (Py_ssize_t i = 0; i < n; ++i) {
-        PyObject *x = PyTuple_GET_ITEM(args, i);
-        Py_INCREF(x);
-        PyTuple_SET_ITEM(full, i + 1, x);
-    }
-    PyObject *r = PyObject_Call(f, full, kwds);
-    Py_DECREF(full);
-    return r;
-}
 
 /* compress(condition, axis=None, out=None): the lesson's hot path (a
  * device condition, no axis, no out) runs here; the rest in Python. */
