@@ -53,11 +53,8 @@
 static ga_array *
 device_arg(PyObject *obj, const char *fname, const char *argname)
 {
-    if (PyArray_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s: %s is a numpy.ndarray, which lives in host memory; "
-                     "move it to the device with gpuarr.asarray() first", fname, argname);
-        return NULL;
-    }
+    if (PyArray_Check(obj))
+        return (ga_array *)ga_err_host_array(fname, argname);
     return (ga_array *)ga_asarray(obj, NULL, -1, 'K');
 }
 

@@ -129,8 +129,9 @@ operand_init(operand *op, PyObject *obj, const char *fname, int pos)
         return 0;
     }
     if (PyArray_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s: argument %d is a numpy.ndarray, which lives in host "
-                     "memory; move it to the device with gpuarr.asarray() first", fname, pos + 1);
+        char what[32];
+        snprintf(what, sizeof(what), "argument %d", pos + 1);
+        ga_err_host_array(fname, what);
         return -1;
     }
     op->arr = (ga_array *)ga_asarray(obj, NULL, -1, 'K');
@@ -828,11 +829,8 @@ where_mask(PyObject *where, const char *fname)
         Py_INCREF(m);
         return m;
     }
-    if (PyArray_Check(where)) {
-        PyErr_Format(PyExc_TypeError, "%s: where= is a numpy.ndarray, which lives in host "
-                     "memory; move it to the device with gpuarr.asarray() first", fname);
-        return NULL;
-    }
+    if (PyArray_Check(where))
+        return (ga_array *)ga_err_host_array(fname, "where=");
     return (ga_array *)ga_asarray(where, PyArray_DescrFromType(NPY_BOOL), -1, 'K');
 }
 

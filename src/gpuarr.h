@@ -37,6 +37,13 @@ PyObject *ga_err_cuda(cudaError_t err, const char *what);
 /* Report an error during teardown without raising (keeps a pending one). */
 void ga_err_unraisable(cudaError_t err, const char *what);
 
+/* Raise the TypeError for a NumPy array given where gpuarr wants a device
+ * array: "<fname>: <what> is a numpy.ndarray, which lives in host memory;
+ * move it to the device with gpuarr.asarray() first" (no "<fname>: " when
+ * fname is NULL).  The Python layer raises the same error through
+ * _core._host_array_error.  Returns NULL for convenience. */
+PyObject *ga_err_host_array(const char *fname, const char *what);
+
 /* Check a CUDA call; on failure raise and jump to `fail:`. */
 #define GA_CUDA_TRY(call)                                                      \
     do {                                                                       \

@@ -247,11 +247,8 @@ input_array(const red_func *f, PyObject *obj)
         Py_INCREF(obj);
         return (ga_array *)obj;
     }
-    if (PyArray_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s: the argument is a numpy.ndarray, which lives in host "
-                     "memory; move it to the device with gpuarr.asarray() first", f->name);
-        return NULL;
-    }
+    if (PyArray_Check(obj))
+        return (ga_array *)ga_err_host_array(f->name, "the argument");
     return (ga_array *)ga_asarray(obj, NULL, -1, 'K');
 }
 
