@@ -111,6 +111,12 @@ int ga_runtime_sm_count(int device);
  * nbytes == 0 gives NULL with no error.  NULL with OutOfMemoryError set
  * after cached blocks were released and the allocation retried. */
 void *ga_pool_malloc(int device, size_t nbytes, cudaStream_t stream, int *failed);
+/* Temporary storage for a two-phase launcher, whose size query is a call
+ * with temp NULL: a block of at least 256 bytes even when *nbytes is 0, so
+ * the second call is never taken for a query.  *nbytes is raised to the
+ * size allocated, which ga_pool_free must be given.  NULL with an
+ * exception set. */
+void *ga_pool_scratch(int device, size_t *nbytes, cudaStream_t stream);
 /* Return a block to its pool (never raises). */
 void ga_pool_free(int device, void *ptr, size_t nbytes, cudaStream_t stream);
 

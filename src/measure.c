@@ -99,19 +99,6 @@ measure_new(int ndim, npy_intp d0, npy_intp d1, int typenum, int device)
     return ga_array_empty(ndim, dims, PyArray_DescrFromType(typenum), 0, device);
 }
 
-/* A scratch block of *nbytes from the pool (at least 256: *nbytes is
- * raised to the size allocated, which is what ga_pool_free must be given),
- * or NULL with an exception set. */
-static void *
-measure_scratch(int device, size_t *nbytes, cudaStream_t stream)
-{
-    int failed = 0;
-    if (*nbytes == 0)
-        *nbytes = 256;
-    void *p = ga_pool_malloc(device, *nbytes, stream, &failed);
-    return failed ? NULL : p;
-}
-
 /* An index as the kernels take it: C-contiguous int64, or float64 when
  * float_keys (float labels).  New reference, or NULL with an exception. */
 static ga_array *
@@ -148,7 +135,7 @@ measure_index_table(ga_array *index, int float_keys, ga_array **table, ga_array 
     if (m > 0) {
         scratch_bytes = ga_measure_index_scratch_bytes(m);
         if (scratch_bytes > 0 &&
-            (scratch = measure_scratch(index->device, &scratch_bytes, stream)) == NULL)
+            (scratch = ga_pool_scratch(index->device, &scratch_bytes, stream)) == NULL)
             goto fail;
         GA_LAUNCH_TRY(ga_launch_measure_index(float_keys ? GA_FLOAT64 : GA_INT64, conv->data, m,
                                               scratch, (uint64_t *)(*table)->data,
@@ -342,7 +329,7 @@ measure_launch(measure_ops *m, unsigned long what, ga_array **outs)
     }
     if (m->a.nout > 0) {
         scratch_bytes = ga_measure_scratch_bytes(&m->a);
-        if ((scratch = measure_scratch(device, &scratch_bytes, stream)) == NULL)
+        if ((scratch = ga_pool_scratch(device, &scratch_bytes, stream)) == NULL)
             goto fail;
         GA_LAUNCH_TRY(ga_launch_measure(&m->a, (unsigned int)what, scratch, ptrs, stream),
                       stream);
@@ -531,7 +518,7 @@ measure_group(measure_ops *m, int by_value, ga_array **pos, ga_array **offsets)
     *offsets = measure_new(1, m->a.map.nslots + 1, 0, NPY_INT64, device);
     if (*pos == NULL || *offsets == NULL)
         goto fail;
-    if ((scratch = measure_scratch(device, &scratch_bytes, stream)) == NULL)
+    if ((scratch = ga_pool_scratch(device, &scratch_bytes, stream)) == NULL)
         goto fail;
     GA_LAUNCH_TRY(ga_launch_measure_group(&m->a, by_value, scratch, (int64_t *)(*pos)->data,
                                           (int64_t *)(*offsets)->data, stream), stream);
@@ -649,7 +636,7 @@ py_measure_histogram(PyObject *self, PyObject *args)
         goto fail;
     if (m.a.nout > 0) {
         scratch_bytes = ga_measure_histogram_scratch_bytes(&m.a, (int)nbins);
-        if ((scratch = measure_scratch(m.values->device, &scratch_bytes, stream)) == NULL)
+        if ((scratch = ga_pool_scratch(m.values->device, &scratch_bytes, stream)) == NULL)
             goto fail;
         GA_LAUNCH_TRY(ga_launch_measure_histogram(&m.a, (const double *)edges->data, (int)nbins,
                                                   scratch, (int64_t *)out->data, stream), stream);
@@ -704,7 +691,7 @@ py_value_indices(PyObject *self, PyObject *args)
     size_t work = ga_value_indices_scratch_bytes(n);
     size_t table = ((size_t)n * 8 + 255) & ~(size_t)255;
     scratch_bytes = work + 2 * table + 256;
-    if ((scratch = measure_scratch(arr->device, &scratch_bytes, stream)) == NULL)
+    if ((scratch = ga_pool_scratch(arr->device, &scratch_bytes, stream)) == NULL)
         goto fail;
     char *c = scratch;
     int64_t *d_starts = (int64_t *)(c + work);
@@ -786,7 +773,7 @@ py_find_objects(PyObject *self, PyObject *args)
     int grid = (int)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
     if (max_label < 1 && n > 0) {
         scratch_bytes = 256;
-        if ((scratch = measure_scratch(labels->device, &scratch_bytes, stream)) == NULL)
+        if ((scratch = ga_pool_scratch(labels->device, &scratch_bytes, stream)) == NULL)
             goto fail;
         int64_t mx = 0;
         GA_LAUNCH_TRY(ga_launch_label_max((ga_type)conv->type, conv->data, n, grid,
@@ -806,7 +793,7 @@ py_find_objects(PyObject *self, PyObject *args)
     if (max_label > 0) {
         size_t cells = (size_t)max_label * ndim * 2;
         scratch_bytes = cells * sizeof(unsigned long long);
-        if ((scratch = measure_scratch(labels->device, &scratch_bytes, stream)) == NULL)
+        if ((scratch = ga_pool_scratch(labels->device, &scratch_bytes, stream)) == NULL)
             goto fail;
         GA_LAUNCH_TRY(ga_launch_find_objects((ga_type)conv->type, conv->data, n, ndim, dims,
                                              max_label, grid, scratch, stream), stream);

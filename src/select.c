@@ -154,7 +154,6 @@ compact(int device, int itemsize, int64_t n, const char *src, const uint8_t *fla
         int64_t *count, const uint64_t *first, uint64_t *first_host, cudaStream_t stream)
 {
     size_t temp_bytes = 0;
-    int failed = 0;
     char *temp = NULL;
     int64_t *host = ga_pinned_malloc(sizeof(int64_t));
     if (host == NULL)
@@ -162,12 +161,11 @@ compact(int device, int itemsize, int64_t n, const char *src, const uint8_t *fla
     *host = 0;
     GA_CUDA_TRY(ga_launch_compact(itemsize, n, NULL, NULL, NULL, NULL, NULL, &temp_bytes,
                                   stream));
-    temp = ga_pool_malloc(device, temp_bytes ? temp_bytes : 1, stream, &failed);
-    if (failed)
+    if ((temp = ga_pool_scratch(device, &temp_bytes, stream)) == NULL)
         goto fail;
     GA_LAUNCH_TRY(ga_launch_compact(itemsize, n, src, flags, dst, host, temp, &temp_bytes,
                                     stream), stream);
-    ga_pool_free(device, temp, temp_bytes ? temp_bytes : 1, stream);
+    ga_pool_free(device, temp, temp_bytes, stream);
     temp = NULL;
     if (first != NULL) {
         if (ga_read_small(first_host, first, sizeof(*first), stream,
@@ -181,7 +179,7 @@ compact(int device, int itemsize, int64_t n, const char *src, const uint8_t *fla
     return 0;
 fail:
     if (temp != NULL)
-        ga_pool_free(device, temp, temp_bytes ? temp_bytes : 1, stream);
+        ga_pool_free(device, temp, temp_bytes, stream);
     ga_pinned_free(host, sizeof(int64_t));
     return -1;
 }
