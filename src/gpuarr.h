@@ -207,8 +207,6 @@ PyObject *ga_helper(const char *name);
  * the methods, ufunc methods and NumPy protocols written in Python. */
 PyObject *ga_forward_method(const char *helper, PyObject *self, PyObject *args,
                             PyObject *kwds);
-/* a[i] along the first axis (a view, or a 0-d array for 1-d input). */
-PyObject *ga_array_item(ga_array *a, Py_ssize_t i);
 /* Byte range [lo, hi) touched by an array's elements (lo == hi when empty). */
 void ga_array_extent(const ga_array *a, char **lo, char **hi);
 /* Whether the byte ranges of a and b intersect (never for an empty array):
@@ -249,15 +247,10 @@ int ga_plan_broadcast_to(int a_ndim, const npy_intp *a_shape, const npy_intp *a_
 /* dst[...] = src[...], broadcasting src to dst's shape and converting its
  * dtype (NumPy 'unsafe' casting) on the current stream.  0 / -1. */
 int ga_assign_array(ga_array *dst, ga_array *src);
-/* dst[...] = value: a device array, a scalar or any host array-like. */
-int ga_assign_value(ga_array *dst, PyObject *value);
 /* dst[...] = raw element bytes in dst's dtype. 0 / -1. */
 int ga_fill_bytes(ga_array *dst, const ga_kscalar *value);
 /* dst[...] = scalar value. 0 / -1. */
 int ga_assign_scalar(ga_array *dst, PyObject *value);
-/* The element of a size-1 array as a NumPy scalar (one synchronising
- * copy); `what` names the conversion for the error on other sizes. */
-PyObject *ga_array_scalar(ga_array *a, const char *what);
 /* A new C-contiguous array of `descr` (stolen; NULL = same dtype) with a's
  * values. */
 ga_array *ga_array_copy_as(ga_array *a, PyArray_Descr *descr, int fortran);
@@ -271,6 +264,11 @@ ga_array *ga_transfer_from_numpy(PyArrayObject *host, PyArray_Descr *descr, int 
  * array when out is NULL.  `stream` NULL = current stream; the copy is
  * complete on return when `blocking`. */
 PyObject *ga_transfer_to_numpy(ga_array *a, PyArrayObject *out, cudaStream_t stream, int blocking);
+/* Copy nbytes from device memory to host memory on `stream` and wait for
+ * it (GIL released); `what` names the operation in the error.  For counts
+ * and other small results read back by an operation.  0 / -1. */
+int ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream,
+                  const char *what);
 
 /* ======================== ctors.c ======================================== */
 
@@ -287,6 +285,21 @@ PyObject *ga_array_as(ga_array *a, PyArray_Descr *descr, int copy, char order);
  * what a kernel that takes contiguous operands of one dtype is given. */
 ga_array *ga_array_contiguous_as(ga_array *a, PyArray_Descr *descr);
 
+/* ======================== mapping.c ====================================== */
+
+/* a[i] along the first axis (a view, or a 0-d array for 1-d input). */
+PyObject *ga_array_item(ga_array *a, Py_ssize_t i);
+/* dst[...] = value: a device array, a scalar or any host array-like. */
+int ga_assign_value(ga_array *dst, PyObject *value);
+
+/* ======================== number.c ======================================= */
+
+/* The element of a size-1 array as a NumPy scalar (one synchronising
+ * copy); `what` names the conversion for the error on other sizes. */
+PyObject *ga_array_scalar(ga_array *a, const char *what);
+/* tp_richcompare of ndarray. */
+PyObject *ga_array_richcompare(PyObject *a, PyObject *b, int op);
+
 /* ======================== elementwise.c ================================== */
 
 /* Apply ufunc `id` (enum ga_ufunc_id) to its inputs: NumPy's dtype
@@ -295,8 +308,6 @@ PyObject *ga_ufunc_apply(int id, PyObject *const *inputs, PyObject *out, PyArray
                          NPY_CASTING casting);
 PyObject *ga_ufunc_call1(int id, PyObject *a);
 PyObject *ga_ufunc_call2(int id, PyObject *a, PyObject *b);
-/* tp_richcompare of ndarray. */
-PyObject *ga_array_richcompare(PyObject *a, PyObject *b, int op);
 
 /* ======================== interop.c ====================================== */
 
@@ -351,13 +362,6 @@ PyObject *ga_array_any(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
 PyObject *ga_array_cumsum(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_cumprod(PyObject *self, PyObject *args, PyObject *kwds);
 
-/* ======================== measure.c ====================================== */
-
-/* Copy nbytes from device memory to host memory on `stream` and wait for
- * it (GIL released); `what` names the operation in the error.  0 / -1. */
-int ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream,
-                  const char *what);
-
 /* ======================== select.c ======================================= */
 
 /* Whether an index goes to advanced indexing: device arrays other than
@@ -370,11 +374,15 @@ int ga_select_flag_positions(int device, int64_t n, const uint8_t *flags, int64_
 /* a[index] and a[index] = value for an advanced index, NumPy's rules. */
 PyObject *ga_advindex_get(ga_array *a, PyObject *index);
 int ga_advindex_set(ga_array *a, PyObject *index, PyObject *value);
-/* ndarray methods of select.c and sort.c (listed in methods.c). */
+/* ndarray methods of select.c (listed in methods.c). */
 PyObject *ga_array_compress(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_nonzero(PyObject *self, PyObject *unused);
 PyObject *ga_array_take(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_put(PyObject *self, PyObject *args, PyObject *kwds);
+
+/* ======================== sort.c ========================================= */
+
+/* ndarray methods of sort.c (listed in methods.c). */
 PyObject *ga_array_sort(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_argsort(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_partition(PyObject *self, PyObject *args, PyObject *kwds);

@@ -24,30 +24,6 @@
  */
 #include "gpuarr.h"
 
-/* The copy goes through a block of the pinned pool: a copy into pageable
- * memory is staged by the driver and costs several microseconds more. */
-int
-ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream, const char *what)
-{
-    cudaError_t err;
-    void *pinned = ga_pinned_malloc(nbytes);
-    if (pinned == NULL)
-        return -1;
-    Py_BEGIN_ALLOW_THREADS
-    err = cudaMemcpyAsync(pinned, dev, nbytes, cudaMemcpyDeviceToHost, stream);
-    if (err == cudaSuccess)
-        err = cudaStreamSynchronize(stream);
-    Py_END_ALLOW_THREADS
-    if (err == cudaSuccess)
-        memcpy(host, pinned, nbytes);
-    ga_pinned_free(pinned, nbytes);
-    if (err != cudaSuccess) {
-        ga_err_cuda(err, what);
-        return -1;
-    }
-    return 0;
-}
-
 /* The dtype values are measured in: float32 and float64 as they are, every
  * other real type as float64. */
 static int
