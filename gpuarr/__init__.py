@@ -37,6 +37,8 @@ from ._sorting import (sort, argsort, partition, argpartition, unique, unique_al
                        compress, extract, take, take_along_axis, put, searchsorted, digitize,
                        bincount, histogram)
 from ._convolve import convolve, correlate
+from ._linalg import (matmul, dot, vdot, inner, outer, tensordot, vecdot, trace, kron,
+                      einsum)
 ufunc = type(_core.ufuncs["add"])
 from ._interop import get_array_module, from_dlpack  # noqa: E402
 # The array API standard: the namespace is this module (x.__array_namespace__()).
@@ -60,9 +62,10 @@ _core._register_helper("stack_sequence", _stack_sequence)
 __version__ = "0.1.0"
 
 # Submodules that `import gpuarr` does not need are imported on first use
-# (PEP 562): gp.random, gp.stats, gp.scipy, gp.profiler, gp.datasets, gp.fft
-# and gp.benchmark work as attributes, and `import gpuarr.random` as usual.
-_LAZY_MODULES = ("random", "profiler", "stats", "datasets", "scipy", "jit", "fft")
+# (PEP 562): gp.random, gp.stats, gp.scipy, gp.profiler, gp.datasets, gp.fft,
+# gp.linalg and gp.benchmark work as attributes, and `import gpuarr.random`
+# as usual.
+_LAZY_MODULES = ("random", "profiler", "stats", "datasets", "scipy", "jit", "fft", "linalg")
 _LAZY_ATTRS = {"benchmark": ("profiler", "benchmark"),
                "RawKernel": ("_raw", "RawKernel"), "RawModule": ("_raw", "RawModule"),
                "ElementwiseKernel": ("_userkernels", "ElementwiseKernel"),

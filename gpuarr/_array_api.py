@@ -5,7 +5,9 @@ NumPy's names and the standard's agree (most of them) there is one function,
 and the standard's other names stand beside NumPy's (acos beside arccos,
 concat beside concatenate, permute_dims beside transpose ...), each defined
 in the module of its area (_ufuncs, _manipulation, _creation, _sorting,
-_reductions, _interop).  ``x.__array_namespace__()`` returns gpuarr.
+_reductions, _interop; matmul, tensordot and vecdot in _linalg and
+src/blas.c, matrix_transpose in _manipulation; the linalg extension is
+gpuarr.linalg).  ``x.__array_namespace__()`` returns gpuarr.
 
 This module holds what belongs to no other area:
 

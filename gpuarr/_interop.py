@@ -25,15 +25,18 @@ def _to_device(x):
 
 def _implementation(func):
     """(name, gpuarr's function) for a NumPy function: gp.<name>, or
-    gp.fft.<name> for numpy.fft's; the function is None where gpuarr has
-    none (numpy.linalg, numpy.random)."""
+    gp.fft.<name> / gp.linalg.<name> for numpy.fft's and numpy.linalg's;
+    the function is None where gpuarr has none (numpy.random)."""
     mod = getattr(func, "__module__", "") or ""
     name = func.__name__
-    if mod.startswith("numpy.linalg") or mod.startswith("numpy.random"):
+    if mod.startswith("numpy.random"):
         return name, None
     if mod.startswith("numpy.fft"):
         from . import fft
         name, impl = f"fft.{name}", getattr(fft, name, None)
+    elif mod.startswith("numpy.linalg"):
+        from . import linalg
+        name, impl = f"linalg.{name}", getattr(linalg, name, None)
     else:
         impl = getattr(gpuarr, name, None)
     if impl is None or not callable(impl) or isinstance(impl, type):
@@ -55,6 +58,8 @@ def array_function(self, func, types, args, kwargs):
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     name = ufunc.__name__
     gu = _core.ufuncs.get(name) or _core.ufuncs.get({"divide": "true_divide"}.get(name, ""))
+    if gu is None and name in ("matmul", "vecdot") and method == "__call__":
+        return getattr(gpuarr, name)(*_to_device(list(inputs)), **kwargs)   # NumPy's gufuncs
     if gu is None:
         raise TypeError(f"gpuarr does not implement the ufunc numpy.{name} for device arrays")
     inputs = _to_device(list(inputs))

@@ -47,17 +47,6 @@
 
 /* ------------------------------------------------------------ helpers --- */
 
-/* A device array from a gpuarr function's argument: device arrays pass
- * (moved to the current device when needed), Python scalars and sequences
- * are converted, NumPy arrays are refused. */
-static ga_array *
-device_arg(PyObject *obj, const char *fname, const char *argname)
-{
-    if (PyArray_Check(obj))
-        return (ga_array *)ga_err_host_array(fname, argname);
-    return (ga_array *)ga_asarray(obj, NULL, -1, 'K');
-}
-
 static int
 ctype_itemsize(int type)
 {
@@ -430,9 +419,9 @@ static PyObject *
 np_operand(PyObject *obj, const char *fname, const char *argname)
 {
     if (ga_array_check(obj) || PyObject_HasAttrString(obj, "__cuda_array_interface__"))
-        return (PyObject *)device_arg(obj, fname, argname);
+        return (PyObject *)ga_device_arg(obj, fname, argname);
     if (PyArray_Check(obj))
-        return (PyObject *)device_arg(obj, fname, argname);   /* raises */
+        return (PyObject *)ga_device_arg(obj, fname, argname);   /* raises */
     return PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
 }
 

@@ -723,7 +723,8 @@ operands_init(operand *ops, PyObject *const *inputs, int nin, const char *fname)
  * type's bound the scalar lies beyond: x == 128 -> x > 127 (never),
  * x != 128 -> x <= 127 (always), x < 128 -> x <= 127, x > 128 -> x > 127,
  * and below the type x == -1 -> x < 0, x > -1 -> x >= 0 and so on.  For a
- * comparison ufunc `*id` whose integer loop reads `in_code`, rewrites *id
+ * comparison ufunc `*id` whose integer loop reads `in_code`, the array's own
+ * type (NumPy's exact comparison is for integer arrays), rewrites *id
  * and the scalar operand (its new value is *bound, owned by the caller).
  * 0 (nothing to do, or rewritten) / -1. */
 static int
@@ -746,8 +747,9 @@ compare_beyond_range(int *id, operand *ops, int in_code, PyObject **bound)
         in_code > GA_UINT64)
         return 0;
     int s = ops[0].arr == NULL ? 0 : 1;
-    if (ops[s].arr != NULL || ops[1 - s].arr == NULL || !PyLong_CheckExact(ops[s].value))
-        return 0;
+    if (ops[s].arr != NULL || ops[1 - s].arr == NULL || !PyLong_CheckExact(ops[s].value) ||
+        ops[1 - s].arr->type != in_code)
+        return 0;                      /* bool == 2**63 overflows int64's loop, as in NumPy */
     int is_signed = in_code <= GA_INT64;
     PyObject *max = PyLong_FromUnsignedLongLong(hi[in_code]);
     PyObject *min = PyLong_FromLongLong(is_signed ? lo[in_code] : 0);

@@ -242,6 +242,11 @@ int ga_plan_collapse(int ndim, const npy_intp *dims, int nops,
 int ga_plan_broadcast_to(int a_ndim, const npy_intp *a_shape, const npy_intp *a_strides,
                          int ndim, const npy_intp *shape, npy_intp *out_strides);
 
+/* A sequence of at most `max` Python ints (a shape, strides) into out;
+ * its length, or -1 with ValueError naming `what` (TypeError when it is no
+ * sequence of ints). */
+int ga_plan_intp_seq(PyObject *seq, npy_intp *out, int max, const char *what);
+
 /* ======================== convert.c ====================================== */
 
 /* dst[...] = src[...], broadcasting src to dst's shape and converting its
@@ -284,6 +289,11 @@ PyObject *ga_array_as(ga_array *a, PyArray_Descr *descr, int copy, char order);
  * C-contiguous in an equivalent dtype, else a C-contiguous converted copy;
  * what a kernel that takes contiguous operands of one dtype is given. */
 ga_array *ga_array_contiguous_as(ga_array *a, PyArray_Descr *descr);
+/* A device array from argument `argname` of gpuarr function `fname`: device
+ * arrays pass (moved to the current device when needed), Python scalars and
+ * sequences are converted, NumPy arrays are refused (ga_err_host_array).
+ * New reference, or NULL. */
+ga_array *ga_device_arg(PyObject *obj, const char *fname, const char *argname);
 
 /* ======================== mapping.c ====================================== */
 
@@ -362,6 +372,12 @@ PyObject *ga_array_any(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
 PyObject *ga_array_cumsum(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_cumprod(PyObject *self, PyObject *args, PyObject *kwds);
 
+/* ======================== blas.c ========================================= */
+
+/* NumPy's matmul of x1 and x2 (device arrays, scalars or sequences), into
+ * out (may be NULL) as dtype (may be NULL): the @ operator and gp.matmul. */
+PyObject *ga_matmul(PyObject *x1, PyObject *x2, PyObject *out, PyArray_Descr *dtype);
+
 /* ======================== select.c ======================================= */
 
 /* Whether an index goes to advanced indexing: device arrays other than
@@ -430,6 +446,7 @@ int ga_scan_init(PyObject *m);
 int ga_convolve_init(PyObject *m);
 int ga_userkernel_init(PyObject *m);
 int ga_userelementwise_init(PyObject *m);
+int ga_blas_init(PyObject *m);
 
 /* Method tables and slot functions defined in their own files and wired
  * into the type object in arrayobject.c. */

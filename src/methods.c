@@ -733,6 +733,19 @@ array_to_device(PyObject *self, PyObject *args, PyObject *kwds)
     return ga_forward_method("ndarray.to_device", self, args, kwds);
 }
 
+/* ndarray.dot and ndarray.trace: gpuarr/_linalg.py's dot and trace. */
+static PyObject *
+array_dot(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    return ga_forward_method("ndarray.dot", self, args, kwds);
+}
+
+static PyObject *
+array_trace(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    return ga_forward_method("ndarray.trace", self, args, kwds);
+}
+
 PyMethodDef ga_array_methods[] = {
     {"get", (PyCFunction)(void (*)(void))array_get, METH_VARARGS | METH_KEYWORDS,
      "get($self, /, out=None, stream=None, blocking=True)\n--\n\n"
@@ -893,6 +906,12 @@ PyMethodDef ga_array_methods[] = {
     {"put", (PyCFunction)(void (*)(void))ga_array_put, METH_VARARGS | METH_KEYWORDS,
      "put($self, /, indices, values, mode='raise')\n--\n\n"
      "As gpuarr.put(self, ...)."},
+    {"dot", (PyCFunction)(void (*)(void))array_dot, METH_VARARGS | METH_KEYWORDS,
+     "dot($self, /, b, out=None)\n--\n\n"
+     "As gpuarr.dot(self, b, out)."},
+    {"trace", (PyCFunction)(void (*)(void))array_trace, METH_VARARGS | METH_KEYWORDS,
+     "trace($self, /, offset=0, axis1=0, axis2=1, dtype=None, out=None)\n--\n\n"
+     "As gpuarr.trace(self, ...)."},
     {NULL, NULL, 0, NULL},
 };
 

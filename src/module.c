@@ -30,7 +30,7 @@ PyInit__core(void)
         ga_methods_init, ga_elementwise_init, ga_interop_init, ga_random_init, ga_benchmark_init,
         ga_reduction_init, ga_scan_init, ga_label_init, ga_measure_init, ga_stats_init,
         ga_convolve_init, ga_select_init, ga_sort_init, ga_userkernel_init,
-        ga_userelementwise_init,
+        ga_userelementwise_init, ga_blas_init,
     };
     for (size_t i = 0; i < sizeof(inits) / sizeof(inits[0]); ++i) {
         if (inits[i](m) < 0) {

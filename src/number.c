@@ -2,7 +2,7 @@
  * number.c -- the number protocol of ndarray.  Conversions of one-element
  * arrays to Python numbers (bool(), int(), float(), operator.index()) read
  * the element with one synchronising copy.  The operators (+, <, ...) are
- * the ufuncs of elementwise.c, in place for +=.
+ * the ufuncs of elementwise.c, in place for +=; @ is blas.c's matmul.
  */
 #include "gpuarr.h"
 #include "ufunc_table.h"
@@ -155,6 +155,24 @@ array_divmod(PyObject *a, PyObject *b)
     return Py_BuildValue("(NN)", q, r);
 }
 
+/* a @ b, b @ a (the reflected slot is this one), a @= b: NumPy's matmul,
+ * in place only when the product has a's shape (checked as out=). */
+static PyObject *
+array_matmul(PyObject *a, PyObject *b)
+{
+    if (!operator_operand(a) || !operator_operand(b))
+        Py_RETURN_NOTIMPLEMENTED;
+    return ga_matmul(a, b, NULL, NULL);
+}
+
+static PyObject *
+array_imatmul(PyObject *a, PyObject *b)
+{
+    if (!operator_operand(b))
+        Py_RETURN_NOTIMPLEMENTED;
+    return ga_matmul(a, b, a, NULL);
+}
+
 static PyObject *array_neg(PyObject *a) { return ga_ufunc_call1(GA_UF_negative, a); }
 static PyObject *array_pos(PyObject *a) { return ga_ufunc_call1(GA_UF_positive, a); }
 static PyObject *array_abs(PyObject *a) { return ga_ufunc_call1(GA_UF_absolute, a); }
@@ -187,4 +205,5 @@ PyNumberMethods ga_array_as_number = {
     .nb_floor_divide = array_floordiv, .nb_true_divide = array_truediv,
     .nb_inplace_floor_divide = array_ifloordiv, .nb_inplace_true_divide = array_itruediv,
     .nb_index = (unaryfunc)array_index,
+    .nb_matrix_multiply = array_matmul, .nb_inplace_matrix_multiply = array_imatmul,
 };

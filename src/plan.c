@@ -132,8 +132,8 @@ ga_plan_collapse(int ndim, const npy_intp *dims, int nops,
 
 /* ---------------------------------------------------------------- Python */
 
-static int
-intp_seq(PyObject *seq, npy_intp *out, int max, const char *what)
+int
+ga_plan_intp_seq(PyObject *seq, npy_intp *out, int max, const char *what)
 {
     PyObject *fast = PySequence_Fast(seq, what);
     if (fast == NULL)
@@ -166,7 +166,7 @@ py_plan_collapse(PyObject *self, PyObject *args)
     ga_kstrides kst[4];
     if (!PyArg_ParseTuple(args, "OO", &shape_obj, &ops))
         return NULL;
-    int ndim = intp_seq(shape_obj, dims, NPY_MAXDIMS, "shape");
+    int ndim = ga_plan_intp_seq(shape_obj, dims, NPY_MAXDIMS, "shape");
     if (ndim < 0)
         return NULL;
     Py_ssize_t nops = PySequence_Size(ops);
@@ -176,7 +176,7 @@ py_plan_collapse(PyObject *self, PyObject *args)
     }
     for (Py_ssize_t k = 0; k < nops; ++k) {
         PyObject *item = PySequence_GetItem(ops, k);
-        int n = item ? intp_seq(item, st[k], NPY_MAXDIMS, "strides") : -1;
+        int n = item ? ga_plan_intp_seq(item, st[k], NPY_MAXDIMS, "strides") : -1;
         Py_XDECREF(item);
         if (n < 0)
             return NULL;
@@ -212,9 +212,9 @@ py_plan_broadcast(PyObject *self, PyObject *args)
     npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS], target[NPY_MAXDIMS], out[NPY_MAXDIMS];
     if (!PyArg_ParseTuple(args, "OOO", &a, &b, &c))
         return NULL;
-    int n1 = intp_seq(a, shape, NPY_MAXDIMS, "shape");
-    int n2 = n1 < 0 ? -1 : intp_seq(b, strides, NPY_MAXDIMS, "strides");
-    int n3 = n2 < 0 ? -1 : intp_seq(c, target, NPY_MAXDIMS, "target");
+    int n1 = ga_plan_intp_seq(a, shape, NPY_MAXDIMS, "shape");
+    int n2 = n1 < 0 ? -1 : ga_plan_intp_seq(b, strides, NPY_MAXDIMS, "strides");
+    int n3 = n2 < 0 ? -1 : ga_plan_intp_seq(c, target, NPY_MAXDIMS, "target");
     if (n3 < 0)
         return NULL;
     if (n2 != n1) {

@@ -178,3 +178,26 @@ INFO = {'capabilities': '()',
  'default_dtypes': '(*, device=None)',
  'devices': '()',
  'dtypes': '(*, device=None, kind=None)'}
+
+# The linear algebra extension (src/array_api_stubs/_2024_12/linalg.py);
+# matmul, tensordot and vecdot are the main namespace's, listed above.
+LINALG_FUNCTIONS = {'cholesky': '(x, /, *, upper=False)',
+ 'cross': '(x1, x2, /, *, axis=-1)',
+ 'det': '(x, /)',
+ 'diagonal': '(x, /, *, offset=0)',
+ 'eigh': '(x, /)',
+ 'eigvalsh': '(x, /)',
+ 'inv': '(x, /)',
+ 'matrix_norm': "(x, /, *, keepdims=False, ord='fro')",
+ 'matrix_power': '(x, n, /)',
+ 'matrix_rank': '(x, /, *, rtol=None)',
+ 'matrix_transpose': '(x, /)',
+ 'outer': '(x1, x2, /)',
+ 'pinv': '(x, /, *, rtol=None)',
+ 'qr': "(x, /, *, mode='reduced')",
+ 'slogdet': '(x, /)',
+ 'solve': '(x1, x2, /)',
+ 'svd': '(x, /, *, full_matrices=True)',
+ 'svdvals': '(x, /)',
+ 'trace': '(x, /, *, offset=0, dtype=None)',
+ 'vector_norm': '(x, /, *, axis=None, keepdims=False, ord=2)'}

@@ -460,3 +460,8 @@ def test_compare_with_python_int_beyond_the_type(dt, scalar, name):
                                   getattr(h, ops[name])(scalar))
     with pytest.raises(OverflowError):
         gp.add(d, scalar)                  # arithmetic still refuses it, as NumPy
+    if scalar >= 2**63:                    # bool's loop is int64's, and NumPy overflows
+        with pytest.raises(OverflowError):
+            np.equal(np.array(True), scalar)
+        with pytest.raises(OverflowError):
+            gp.equal(gp.asarray(True), scalar)

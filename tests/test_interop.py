@@ -74,8 +74,8 @@ def test_numpy_functions_dispatch(rng):
 
 @pytest.mark.gpu
 def test_missing_numpy_function_raises_typeerror():
-    with pytest.raises(TypeError, match="numpy.linalg|gpuarr does not implement"):
-        np.linalg.svd(gp.ones((3, 3)))
+    with pytest.raises(TypeError, match="gpuarr does not implement"):
+        np.polyfit(gp.arange(3.0), gp.ones(3), 1)
 
 
 @pytest.mark.gpu

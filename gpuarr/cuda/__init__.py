@@ -9,6 +9,7 @@ from .._core import Stream, Event, get_current_stream, get_elapsed_time
 # Test hooks (fault injection): the n-th device allocation from now fails.
 from .._core import _fail_allocation, _faults_injected  # noqa: F401
 from . import runtime
+from . import cublas  # noqa: F401  (registers the C core's cuBLAS loader; loads nothing)
 
 __all__ = ["CUDARuntimeError", "OutOfMemoryError", "NoDeviceError", "is_available",
            "get_device_id", "get_device_count", "device_synchronize", "MemoryPointer", "UnownedMemory",

@@ -1,16 +1,19 @@
 """Finding the optional CUDA libraries that gpuarr loads at run time.
 
-NVRTC (user kernels, gpuarr/cuda/compiler.py) and cuFFT (gpuarr.fft,
-gpuarr/cuda/cufft.py) are never linked: each is opened with ``ctypes`` on
+NVRTC (user kernels, gpuarr/cuda/compiler.py), cuFFT (gpuarr.fft,
+gpuarr/cuda/cufft.py), cuSOLVER (gpuarr.linalg, gpuarr/cuda/cusolver.py)
+and cuBLAS (matrix products, gpuarr/cuda/cublas.py, whose file the C core
+then dlopens itself) are never linked: each is opened with ``ctypes`` on
 its first use, so ``import gpuarr`` and every built-in operation work
-without them.  Both are looked for in the places users have them, in this
+without them.  Each is looked for in the places users have them, in this
 order:
 
 1. ``$CUDA_HOME`` then ``$CUDA_PATH`` (``lib64``, ``lib``,
    ``targets/x86_64-linux/lib``): a CUDA toolkit chosen by the user;
 2. the NVIDIA wheels in site-packages, ``nvidia/<subdir>/lib`` (CUDA 13
    wheels install into ``nvidia/cu13/lib``, CUDA 12 wheels into one folder
-   per library such as ``nvidia/cufft/lib``);
+   per library such as ``nvidia/cufft/lib``, ``nvidia/cusolver/lib`` or
+   ``nvidia/cublas/lib``);
 3. the system's library path (dlopen of the bare soname: ldconfig,
    ``LD_LIBRARY_PATH``);
 4. ``/usr/local/cuda/lib64`` when neither variable is set.
@@ -23,7 +26,9 @@ import os
 import sys
 import threading
 
-__all__ = ["SYSTEM", "candidates", "locate", "find", "load", "Lazy"]
+from .. import _core
+
+__all__ = ["SYSTEM", "candidates", "locate", "find", "load", "Lazy", "LibraryError"]
 
 SYSTEM = "the system library path"
 _TOOLKIT_SUBDIRS = ("lib64", "lib", os.path.join("targets", "x86_64-linux", "lib"))
@@ -107,6 +112,19 @@ def load(cands, not_found):
         if pl not in places:
             places.append(pl)
     raise not_found(places)
+
+
+class LibraryError(_core.CUDARuntimeError):
+    """A library could not be loaded, or one of its calls failed
+    (``status``: the library's status code, 0 when it is missing).  The
+    base of cuSOLVER's and cuBLAS's errors."""
+
+    def __init__(self, message, status=0):
+        super().__init__(message)
+        self.status = status
+
+    def __reduce__(self):
+        return (type(self), (self.args[0], self.status))
 
 
 class Lazy:

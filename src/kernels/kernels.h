@@ -696,6 +696,26 @@ cudaError_t ga_launch_clip_compact(const ga_clip_args *a, int use_bounds, void *
 cudaError_t ga_launch_clip_extract(const ga_clip_args *a, int field, void *out,
                                    cudaStream_t stream);
 
+/* ---- matmul.cu: exact products of bool and integer matrices ---- */
+
+/* One batch of products c[b] = a[b] @ b[b] (m x k times k x n), every
+ * operand given by byte strides: rows (*_rs) and columns (*_cs) of each
+ * matrix, and the batch (collapsed on the host, C's strides first; ndim 1
+ * with shape 1 for a single product). */
+typedef struct {
+    int64_t m, n, k;
+    const char *a, *b;
+    char *c;
+    int64_t a_rs, a_cs, b_rs, b_cs, c_rs, c_cs;
+    ga_kshape batch;
+    ga_kstrides a_bs, b_bs, c_bs;
+} ga_matmul_args;
+
+/* NumPy's matmul of bool (any of ands) and integer types (sums of products
+ * wrapping modulo 2**bits); k == 0 writes zeros (false). */
+cudaError_t ga_launch_matmul_exact(ga_type type, const ga_matmul_args *args,
+                                   cudaStream_t stream);
+
 /* ---- spin.cu: test helper ---- */
 
 /* One thread busy-waits `cycles` SM clock cycles (clock64) on `stream`. */
