@@ -57,8 +57,7 @@ def as_operand(x, fname, argname):
     if isinstance(x, ndarray):
         return x
     if isinstance(x, numpy.ndarray):
-        raise TypeError(f"{fname}: {argname} is a numpy.ndarray, which lives in host memory; "
-                        "move it to the device with gpuarr.asarray() first")
+        raise _core._host_array_error(argname, fname)
     try:
         return numpy.asarray(x)
     except (TypeError, ValueError) as exc:
@@ -79,9 +78,7 @@ def host_structure(x, fname, argname, dtype=None):
     if isinstance(x, ndarray):
         return x.get().astype(dtype) if dtype is not None else x.get()
     if isinstance(x, numpy.ndarray):
-        raise TypeError(f"{fname}: {argname} is a numpy.ndarray, which lives in host memory; "
-                        "move it to the device with gpuarr.asarray() first (or pass a nested "
-                        "list)")
+        raise _core._host_array_error(argname, fname)
     return numpy.asarray(x, dtype=dtype)
 
 

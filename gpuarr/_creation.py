@@ -89,8 +89,7 @@ def _scalar(value, name):
             raise TypeError(f"{name} must be a scalar, not an array of shape {value.shape}")
         return value.item()
     if isinstance(value, numpy.ndarray):
-        raise TypeError(f"{name} must be a scalar; to use a NumPy array, move it to the "
-                        "device with gpuarr.asarray() first")
+        raise _core._host_array_error(name)
     if isinstance(value, numpy.generic):
         return value.item()
     if not isinstance(value, (int, float, complex)):
@@ -234,8 +233,7 @@ def tri(N, M=None, k=0, dtype=float, *, device=None):
 def _triangle(m, k, lower):
     if not isinstance(m, ndarray):
         if isinstance(m, numpy.ndarray):
-            raise TypeError("m is a numpy.ndarray, which lives in host memory: move it to the "
-                            "device with gpuarr.asarray() first")
+            raise _core._host_array_error("m")
         m = asarray(m)
     if m.ndim == 0:
         raise ValueError("tril and triu need an array of at least one dimension (got a 0-d "

@@ -20,8 +20,7 @@ def _device(a, name="a"):
     if isinstance(a, ndarray):
         return a
     if isinstance(a, numpy.ndarray):
-        raise TypeError(f"{name} is a numpy.ndarray, which lives in host memory: move it to "
-                        "the device with gpuarr.asarray() first")
+        raise _core._host_array_error(name)
     return asarray(a)
 
 
@@ -335,8 +334,7 @@ def repeat(a, repeats, axis=None):
                             f"{numpy.dtype(numpy.intp)!r} according to the rule 'safe'")
         counts = repeats.astype(numpy.intp, copy=False).reshape(-1)
     elif isinstance(repeats, numpy.ndarray):
-        raise TypeError("repeats is a numpy.ndarray, which lives in host memory: move it to "
-                        "the device with gpuarr.asarray() first")
+        raise _core._host_array_error("repeats")
     else:
         counts = numpy.asarray(repeats).astype(numpy.intp)
         if counts.ndim == 0:

@@ -62,8 +62,7 @@ def _device(a, name):
     if isinstance(a, ndarray):
         return a
     if isinstance(a, numpy.ndarray):
-        raise TypeError(f"{name} is a numpy.ndarray, which lives in host memory: move it to "
-                        "the device with gpuarr.asarray() first")
+        raise _core._host_array_error(name)
     return _core.asarray(a)
 
 

@@ -71,8 +71,7 @@ def _host_or_device(x, name):
     """A device array, or a host sequence/scalar left for the C core to
     check and move (index arrays); NumPy arrays are refused."""
     if isinstance(x, numpy.ndarray):
-        raise TypeError(f"{name} is a numpy.ndarray, which lives in host memory: move it to the "
-                        "device with gpuarr.asarray() first")
+        raise _core._host_array_error(name)
     return x
 
 

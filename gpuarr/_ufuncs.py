@@ -143,8 +143,7 @@ def _operand(x, name):
     if isinstance(x, ndarray):
         return x
     if isinstance(x, numpy.ndarray):
-        raise TypeError(f"{name}: argument is a numpy.ndarray, which lives in host memory; "
-                        "move it to the device with gpuarr.asarray() first")
+        raise _core._host_array_error("the argument", name)
     return _core.array(x, copy=None)
 
 

@@ -171,8 +171,7 @@ def resolve_types(params, args, what):
     for p, a in zip(params, args):
         kind, dt = _arg_dtype(a)
         if kind == "host":
-            raise TypeError(f"{what}: argument {p.name!r} is a numpy.ndarray, which lives in "
-                            f"host memory; move it to the device with gpuarr.asarray() first")
+            raise _core._host_array_error(f"argument {p.name!r}", what)
         kinds.append(kind)
         if kind != "array" and (p.raw or p.output):
             raise TypeError(f"{what}: {'raw ' if p.raw else 'output '}parameter {p.name!r} needs "

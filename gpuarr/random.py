@@ -129,8 +129,7 @@ def _integer(value, name):
 
 def _no_host_array(x, name):
     if isinstance(x, numpy.ndarray):
-        raise TypeError(f"{name} is a numpy.ndarray, which lives in host memory: move it to "
-                        "the device with gpuarr.asarray() first")
+        raise _core._host_array_error(name)
 
 
 def _seed_words(seed):

@@ -35,6 +35,28 @@ ga_helper(const char *name)
     return h;
 }
 
+PyObject *
+ga_forward_method(const char *helper, PyObject *self, PyObject *args, PyObject *kwds)
+{
+    PyObject *f = ga_helper(helper);
+    if (f == NULL)
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    PyObject *full = PyTuple_New(n + 1);
+    if (full == NULL)
+        return NULL;
+    Py_INCREF(self);
+    PyTuple_SET_ITEM(full, 0, self);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject *x = PyTuple_GET_ITEM(args, i);
+        Py_INCREF(x);
+        PyTuple_SET_ITEM(full, i + 1, x);
+    }
+    PyObject *r = PyObject_Call(f, full, kwds);
+    Py_DECREF(full);
+    return r;
+}
+
 static int
 array_alloc_dims(ga_array *a, int ndim)
 {
@@ -84,6 +106,34 @@ done:
         a->flags |= GA_C_CONTIGUOUS;
     if (f)
         a->flags |= GA_F_CONTIGUOUS;
+}
+
+void
+ga_array_extent(const ga_array *a, char **lo, char **hi)
+{
+    char *l = a->data, *h = a->data;
+    for (int i = 0; i < a->ndim; ++i) {
+        if (a->shape[i] == 0) {
+            *lo = *hi = a->data;
+            return;
+        }
+        npy_intp span = (a->shape[i] - 1) * a->strides[i];
+        if (span < 0)
+            l += span;
+        else
+            h += span;
+    }
+    *lo = l;
+    *hi = h + ga_array_itemsize(a);
+}
+
+int
+ga_array_overlaps(const ga_array *a, const ga_array *b)
+{
+    char *alo, *ahi, *blo, *bhi;
+    ga_array_extent(a, &alo, &ahi);
+    ga_array_extent(b, &blo, &bhi);
+    return alo < ahi && blo < bhi && alo < bhi && blo < ahi;
 }
 
 static ga_array *

@@ -10,36 +10,6 @@
  */
 #include "gpuarr.h"
 
-void
-ga_array_extent(const ga_array *a, char **lo, char **hi)
-{
-    char *l = a->data, *h = a->data;
-    for (int i = 0; i < a->ndim; ++i) {
-        if (a->shape[i] == 0) {
-            *lo = *hi = a->data;
-            return;
-        }
-        npy_intp span = (a->shape[i] - 1) * a->strides[i];
-        if (span < 0)
-            l += span;
-        else
-            h += span;
-    }
-    *lo = l;
-    *hi = h + ga_array_itemsize(a);
-}
-
-static int
-arrays_overlap(const ga_array *a, const ga_array *b)
-{
-    char *alo, *ahi, *blo, *bhi;
-    ga_array_extent(a, &alo, &ahi);
-    ga_array_extent(b, &blo, &bhi);
-    if (alo == ahi || blo == bhi)
-        return 0;
-    return alo < bhi && blo < ahi;
-}
-
 static int
 same_layout(const ga_array *a, const ga_array *b)
 {
@@ -82,7 +52,7 @@ ga_assign_array(ga_array *dst, ga_array *src)
         return 0;
     if (ga_runtime_use_device(dst->device) < 0)
         return -1;
-    if (arrays_overlap(dst, src)) {
+    if (ga_array_overlaps(dst, src)) {
         tmp = ga_array_copy_as(src, NULL, 0);
         if (tmp == NULL)
             return -1;

@@ -47,39 +47,6 @@
 
 /* ------------------------------------------------------------ helpers --- */
 
-/* Whether the memory of a and b intersects. */
-static int
-arrays_share_memory(const ga_array *a, const ga_array *b)
-{
-    char *alo, *ahi, *blo, *bhi;
-    ga_array_extent(a, &alo, &ahi);
-    ga_array_extent(b, &blo, &bhi);
-    return alo < ahi && blo < bhi && alo < bhi && blo < ahi;
-}
-
-/* A C-contiguous array of kernel type `type` with a's values: a itself (a
- * new reference) when it already is one, else a converted copy. */
-static ga_array *
-contiguous_as(ga_array *a, int type)
-{
-    if (a->type == type && (a->flags & GA_C_CONTIGUOUS)) {
-        Py_INCREF(a);
-        return a;
-    }
-    return ga_array_copy_as(a, ga_dtype_from_code(type), 0);
-}
-
-ga_array *
-ga_device_arg(PyObject *obj, const char *fname, const char *argname)
-{
-    if (PyArray_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s: %s is a numpy.ndarray, which lives in host memory; "
-                     "move it to the device with gpuarr.asarray() first", fname, argname);
-        return NULL;
-    }
-    return (ga_array *)ga_asarray(obj, NULL, -1, 'K');
-}
-
 static int
 ctype_itemsize(int type)
 {
@@ -106,14 +73,11 @@ chunk_of(int64_t k, int64_t cap)
 
 /* Whether the warp line variant runs a filter of k taps: up to LINE_WARP_K
  * taps when its two slots a warp fit the shared memory of a block (not for
- * complex128), unless GPUARR_CONV_LINE=smem (a switch for
- * tools/probe_convolve.py to compare it with the block-staged variant). */
+ * complex128).  src/kernels/dev/convolve_bench.cu compares it with the
+ * block-staged variant. */
 static int
 line_warp_wanted(int64_t k, int itemsize)
 {
-    const char *v = getenv("GPUARR_CONV_LINE");
-    if (v != NULL && strcmp(v, "smem") == 0)
-        return 0;
     return k <= LINE_WARP_K &&
            2 * GA_CONV_LINE_WARPS * ga_conv_line_slot(32, (int32_t)k) * itemsize <= CONV_SMEM_MAX;
 }
@@ -288,16 +252,12 @@ check_blocks(const conv_plan *plan)
  * decides which of the two runs): a 2-d float filter of at least 2 x 2 taps
  * staged in one chunk, with enough work that kh*kw multiply-adds an output
  * outweigh two more launches (about 2^25 of them, ~2 us of FP64 work).
- * GPUARR_CONV_SEP=0 turns it off (tools/probe_convolve.py compares the
- * two paths with it). */
+ * src/kernels/dev/convolve_bench.cu compares the two paths. */
 #define SEP_MIN_WORK ((int64_t)1 << 25)
 static int
 sep_wanted(const conv_plan *plan, int type)
 {
     const ga_conv_tile *t = &plan->t;
-    const char *v = getenv("GPUARR_CONV_SEP");
-    if (v != NULL && strcmp(v, "0") == 0)
-        return 0;
     return plan->kind == PLAN_TILE && (type == GA_FLOAT32 || type == GA_FLOAT64) &&
            t->nouter == 0 && t->h.k >= 2 && t->w.k >= 2 && t->h.k <= GA_CONV_SEP_K &&
            t->w.k <= GA_CONV_SEP_K && t->kh_chunk == t->h.k && t->kw_chunk == t->w.k &&
@@ -349,10 +309,11 @@ correlate_into(ga_array *x, ga_array *w, ga_array *out, const int64_t *offsets, 
                          ctype_itemsize(type), &plan) < 0 || check_blocks(&plan) < 0)
         return -1;
     set_launch_fields(&plan, mode, flags, divisor, cval);
-    if ((xc = contiguous_as(x, type)) == NULL || (wc = contiguous_as(w, type)) == NULL)
+    if ((xc = ga_array_contiguous_as(x, ga_dtype_from_code(type))) == NULL ||
+        (wc = ga_array_contiguous_as(w, ga_dtype_from_code(type))) == NULL)
         goto done;
     if (out->type == type && (out->flags & GA_C_CONTIGUOUS) && (out->flags & GA_WRITEABLE) &&
-        !arrays_share_memory(out, xc) && !arrays_share_memory(out, wc)) {
+        !ga_array_overlaps(out, xc) && !ga_array_overlaps(out, wc)) {
         res = out;
         Py_INCREF(res);
     } else if ((res = ga_array_empty(out->ndim, out->shape, ga_dtype_from_code(type), 0,
@@ -751,10 +712,10 @@ py_rank_filter(PyObject *self, PyObject *args, PyObject *kwds)
         Py_INCREF(out);
         return out_obj;
     }
-    if (ga_runtime_use_device(out->device) < 0 || (xc = contiguous_as(x, x->type)) == NULL)
+    if (ga_runtime_use_device(out->device) < 0 || (xc = ga_array_contiguous_as(x, NULL)) == NULL)
         goto done;
     if (out->type == x->type && (out->flags & GA_C_CONTIGUOUS) && (out->flags & GA_WRITEABLE) &&
-        !arrays_share_memory(out, xc)) {
+        !ga_array_overlaps(out, xc)) {
         res = out;
         Py_INCREF(res);
     } else {

@@ -98,6 +98,20 @@ ga_array_as(ga_array *a, PyArray_Descr *descr, int copy, char order)
     return (PyObject *)ga_array_copy_as(a, descr, fortran);
 }
 
+ga_array *
+ga_array_contiguous_as(ga_array *a, PyArray_Descr *descr)
+{
+    return (ga_array *)ga_array_as(a, descr, -1, 'C');
+}
+
+ga_array *
+ga_device_arg(PyObject *obj, const char *fname, const char *argname)
+{
+    if (PyArray_Check(obj))
+        return (ga_array *)ga_err_host_array(fname, argname);
+    return (ga_array *)ga_asarray(obj, NULL, -1, 'K');
+}
+
 PyObject *
 ga_asarray(PyObject *obj, PyArray_Descr *descr, int copy, char order)
 {

@@ -129,8 +129,9 @@ operand_init(operand *op, PyObject *obj, const char *fname, int pos)
         return 0;
     }
     if (PyArray_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s: argument %d is a numpy.ndarray, which lives in host "
-                     "memory; move it to the device with gpuarr.asarray() first", fname, pos + 1);
+        char what[32];
+        snprintf(what, sizeof(what), "argument %d", pos + 1);
+        ga_err_host_array(fname, what);
         return -1;
     }
     op->arr = (ga_array *)ga_asarray(obj, NULL, -1, 'K');
@@ -483,15 +484,6 @@ layouts_equal(const ga_array *a, const ga_array *b)
     return 1;
 }
 
-static int
-overlaps(const ga_array *a, const ga_array *b)
-{
-    char *alo, *ahi, *blo, *bhi;
-    ga_array_extent(a, &alo, &ahi);
-    ga_array_extent(b, &blo, &bhi);
-    return alo < ahi && blo < bhi && alo < bhi && blo < ahi;
-}
-
 /* Check out= against the broadcast shape (nd, shape) of the inputs and the
  * result dtype: shapes broadcast to out's without changing it, out is
  * writeable, the result casts to out's dtype under `casting`.  On success
@@ -602,7 +594,8 @@ ew_execute(const char *fname, operand *ops, int nin, const int *in_codes, int lo
     /* The array the kernel writes. */
     int need_tmp = out != NULL && out->type != loop_out;
     for (int i = 0; out && !need_tmp && i < nin; ++i)
-        need_tmp = ops[i].arr && overlaps(out, ops[i].arr) && !layouts_equal(out, ops[i].arr);
+        need_tmp = ops[i].arr && ga_array_overlaps(out, ops[i].arr) &&
+                   !layouts_equal(out, ops[i].arr);
     if (out == NULL || need_tmp) {
         int fortran = 1, any = 0;
         for (int i = 0; i < nin; ++i) {
@@ -843,11 +836,8 @@ where_mask(PyObject *where, const char *fname)
         Py_INCREF(m);
         return m;
     }
-    if (PyArray_Check(where)) {
-        PyErr_Format(PyExc_TypeError, "%s: where= is a numpy.ndarray, which lives in host "
-                     "memory; move it to the device with gpuarr.asarray() first", fname);
-        return NULL;
-    }
+    if (PyArray_Check(where))
+        return (ga_array *)ga_err_host_array(fname, "where=");
     return (ga_array *)ga_asarray(where, PyArray_DescrFromType(NPY_BOOL), -1, 'K');
 }
 
@@ -1137,41 +1127,21 @@ ufunc_types(ga_ufunc *uf, void *c)
 /* ufunc.outer / reduce / accumulate: Python helpers registered by
  * gpuarr/_ufuncs.py ("ufunc.<method>"), called with the ufunc first. */
 static PyObject *
-ufunc_method(ga_ufunc *uf, const char *helper, PyObject *args, PyObject *kwds)
-{
-    PyObject *h = ga_helper(helper), *full, *r;
-    if (h == NULL)
-        return NULL;
-    Py_ssize_t n = PyTuple_GET_SIZE(args);
-    if ((full = PyTuple_New(n + 1)) == NULL)
-        return NULL;
-    Py_INCREF(uf);
-    PyTuple_SET_ITEM(full, 0, (PyObject *)uf);
-    for (Py_ssize_t i = 0; i < n; ++i) {
-        Py_INCREF(PyTuple_GET_ITEM(args, i));
-        PyTuple_SET_ITEM(full, i + 1, PyTuple_GET_ITEM(args, i));
-    }
-    r = PyObject_Call(h, full, kwds);
-    Py_DECREF(full);
-    return r;
-}
-
-static PyObject *
 ufunc_outer(ga_ufunc *uf, PyObject *args, PyObject *kwds)
 {
-    return ufunc_method(uf, "ufunc.outer", args, kwds);
+    return ga_forward_method("ufunc.outer", (PyObject *)uf, args, kwds);
 }
 
 static PyObject *
 ufunc_reduce(ga_ufunc *uf, PyObject *args, PyObject *kwds)
 {
-    return ufunc_method(uf, "ufunc.reduce", args, kwds);
+    return ga_forward_method("ufunc.reduce", (PyObject *)uf, args, kwds);
 }
 
 static PyObject *
 ufunc_accumulate(ga_ufunc *uf, PyObject *args, PyObject *kwds)
 {
-    return ufunc_method(uf, "ufunc.accumulate", args, kwds);
+    return ga_forward_method("ufunc.accumulate", (PyObject *)uf, args, kwds);
 }
 
 static PyMethodDef ufunc_methods[] = {

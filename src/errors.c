@@ -15,6 +15,10 @@
  * CUDA's last error is cleared whenever an error is reported, so a failed
  * call never poisons the next one.
  *
+ * One error is not CUDA's: the refusal of a NumPy array where a device
+ * array is wanted (data moves only when the user asks), worded here once
+ * for the C core and, through _core._host_array_error, the Python layer.
+ *
  * Sticky errors are the exception: a kernel that faults (an illegal or
  * misaligned address, a trap or assert, a hardware stack error...) leaves
  * the CUDA context unusable, and every later CUDA call of the process fails
@@ -151,6 +155,51 @@ ga_check_launch(cudaError_t err, const char *what, cudaStream_t stream)
     return -1;
 }
 
+/* The host-array refusal's message (a new str; NULL with an error set). */
+static PyObject *
+host_array_message(const char *fname, const char *what)
+{
+    return PyUnicode_FromFormat("%s%s%s is a numpy.ndarray, which lives in host memory; move it "
+                                "to the device with gpuarr.asarray() first",
+                                fname ? fname : "", fname ? ": " : "", what);
+}
+
+PyObject *
+ga_err_host_array(const char *fname, const char *what)
+{
+    PyObject *msg = host_array_message(fname, what);
+    if (msg != NULL) {
+        PyErr_SetObject(PyExc_TypeError, msg);
+        Py_DECREF(msg);
+    }
+    return NULL;
+}
+
+/* _host_array_error(what, fname=None) -> the TypeError (not raised) that
+ * ga_err_host_array raises, for the Python layer to raise. */
+static PyObject *
+py_host_array_error(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"what", "fname", NULL};
+    const char *what, *fname = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s|z:_host_array_error", kwlist, &what,
+                                     &fname))
+        return NULL;
+    PyObject *msg = host_array_message(fname, what);
+    if (msg == NULL)
+        return NULL;
+    PyObject *exc = PyObject_CallOneArg(PyExc_TypeError, msg);
+    Py_DECREF(msg);
+    return exc;
+}
+
+static PyMethodDef errors_functions[] = {
+    {"_host_array_error", (PyCFunction)(void (*)(void))py_host_array_error,
+     METH_VARARGS | METH_KEYWORDS,
+     "_host_array_error(what, fname=None) -> the TypeError refusing a NumPy array"},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyObject *
 new_class(PyObject *m, const char *name, PyObject *bases, const char *doc)
 {
@@ -191,5 +240,7 @@ ga_errors_init(PyObject *m)
     GA_NoDeviceError = new_class(m, "gpuarr.cuda.NoDeviceError", GA_CUDARuntimeError,
         "No usable CUDA device: no driver, no device, a driver too old for "
         "this build, or no kernel image for this GPU.");
-    return GA_NoDeviceError == NULL ? -1 : 0;
+    if (GA_NoDeviceError == NULL)
+        return -1;
+    return PyModule_AddFunctions(m, errors_functions);
 }

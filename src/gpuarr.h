@@ -37,6 +37,13 @@ PyObject *ga_err_cuda(cudaError_t err, const char *what);
 /* Report an error during teardown without raising (keeps a pending one). */
 void ga_err_unraisable(cudaError_t err, const char *what);
 
+/* Raise the TypeError for a NumPy array given where gpuarr wants a device
+ * array: "<fname>: <what> is a numpy.ndarray, which lives in host memory;
+ * move it to the device with gpuarr.asarray() first" (no "<fname>: " when
+ * fname is NULL).  The Python layer raises the same error through
+ * _core._host_array_error.  Returns NULL for convenience. */
+PyObject *ga_err_host_array(const char *fname, const char *what);
+
 /* Check a CUDA call; on failure raise and jump to `fail:`. */
 #define GA_CUDA_TRY(call)                                                      \
     do {                                                                       \
@@ -104,6 +111,12 @@ int ga_runtime_sm_count(int device);
  * nbytes == 0 gives NULL with no error.  NULL with OutOfMemoryError set
  * after cached blocks were released and the allocation retried. */
 void *ga_pool_malloc(int device, size_t nbytes, cudaStream_t stream, int *failed);
+/* Temporary storage for a two-phase launcher, whose size query is a call
+ * with temp NULL: a block of at least 256 bytes even when *nbytes is 0, so
+ * the second call is never taken for a query.  *nbytes is raised to the
+ * size allocated, which ga_pool_free must be given.  NULL with an
+ * exception set. */
+void *ga_pool_scratch(int device, size_t *nbytes, cudaStream_t stream);
 /* Return a block to its pool (never raises). */
 void ga_pool_free(int device, void *ptr, size_t nbytes, cudaStream_t stream);
 
@@ -190,10 +203,15 @@ int ga_parse_order(PyObject *obj, char deflt, char *out);
 /* A Python helper registered by gpuarr/__init__.py (borrowed; NULL with
  * RuntimeError when missing). */
 PyObject *ga_helper(const char *name);
-/* a[i] along the first axis (a view, or a 0-d array for 1-d input). */
-PyObject *ga_array_item(ga_array *a, Py_ssize_t i);
-/* Byte range [lo, hi) touched by an array's elements. */
+/* Call the registered Python helper `helper` with (self, *args, **kwds):
+ * the methods, ufunc methods and NumPy protocols written in Python. */
+PyObject *ga_forward_method(const char *helper, PyObject *self, PyObject *args,
+                            PyObject *kwds);
+/* Byte range [lo, hi) touched by an array's elements (lo == hi when empty). */
 void ga_array_extent(const ga_array *a, char **lo, char **hi);
+/* Whether the byte ranges of a and b intersect (never for an empty array):
+ * the memory-overlap test before a write that could read its own output. */
+int ga_array_overlaps(const ga_array *a, const ga_array *b);
 /* Recompute the contiguity flags from shape and strides. */
 void ga_array_update_flags(ga_array *a);
 
@@ -234,15 +252,10 @@ int ga_plan_intp_seq(PyObject *seq, npy_intp *out, int max, const char *what);
 /* dst[...] = src[...], broadcasting src to dst's shape and converting its
  * dtype (NumPy 'unsafe' casting) on the current stream.  0 / -1. */
 int ga_assign_array(ga_array *dst, ga_array *src);
-/* dst[...] = value: a device array, a scalar or any host array-like. */
-int ga_assign_value(ga_array *dst, PyObject *value);
 /* dst[...] = raw element bytes in dst's dtype. 0 / -1. */
 int ga_fill_bytes(ga_array *dst, const ga_kscalar *value);
 /* dst[...] = scalar value. 0 / -1. */
 int ga_assign_scalar(ga_array *dst, PyObject *value);
-/* The element of a size-1 array as a NumPy scalar (one synchronising
- * copy); `what` names the conversion for the error on other sizes. */
-PyObject *ga_array_scalar(ga_array *a, const char *what);
 /* A new C-contiguous array of `descr` (stolen; NULL = same dtype) with a's
  * values. */
 ga_array *ga_array_copy_as(ga_array *a, PyArray_Descr *descr, int fortran);
@@ -256,6 +269,11 @@ ga_array *ga_transfer_from_numpy(PyArrayObject *host, PyArray_Descr *descr, int 
  * array when out is NULL.  `stream` NULL = current stream; the copy is
  * complete on return when `blocking`. */
 PyObject *ga_transfer_to_numpy(ga_array *a, PyArrayObject *out, cudaStream_t stream, int blocking);
+/* Copy nbytes from device memory to host memory on `stream` and wait for
+ * it (GIL released); `what` names the operation in the error.  For counts
+ * and other small results read back by an operation.  0 / -1. */
+int ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream,
+                  const char *what);
 
 /* ======================== ctors.c ======================================== */
 
@@ -267,6 +285,30 @@ PyObject *ga_asarray(PyObject *obj, PyArray_Descr *descr, int copy, char order);
  * `a` itself when nothing changes and copy != 1, else a copy (ValueError
  * when copy == 0).  astype's path. */
 PyObject *ga_array_as(ga_array *a, PyArray_Descr *descr, int copy, char order);
+/* ga_array_as(a, descr, -1, 'C'): `a` itself (a new reference) when it is
+ * C-contiguous in an equivalent dtype, else a C-contiguous converted copy;
+ * what a kernel that takes contiguous operands of one dtype is given. */
+ga_array *ga_array_contiguous_as(ga_array *a, PyArray_Descr *descr);
+/* A device array from argument `argname` of gpuarr function `fname`: device
+ * arrays pass (moved to the current device when needed), Python scalars and
+ * sequences are converted, NumPy arrays are refused (ga_err_host_array).
+ * New reference, or NULL. */
+ga_array *ga_device_arg(PyObject *obj, const char *fname, const char *argname);
+
+/* ======================== mapping.c ====================================== */
+
+/* a[i] along the first axis (a view, or a 0-d array for 1-d input). */
+PyObject *ga_array_item(ga_array *a, Py_ssize_t i);
+/* dst[...] = value: a device array, a scalar or any host array-like. */
+int ga_assign_value(ga_array *dst, PyObject *value);
+
+/* ======================== number.c ======================================= */
+
+/* The element of a size-1 array as a NumPy scalar (one synchronising
+ * copy); `what` names the conversion for the error on other sizes. */
+PyObject *ga_array_scalar(ga_array *a, const char *what);
+/* tp_richcompare of ndarray. */
+PyObject *ga_array_richcompare(PyObject *a, PyObject *b, int op);
 
 /* ======================== elementwise.c ================================== */
 
@@ -276,8 +318,6 @@ PyObject *ga_ufunc_apply(int id, PyObject *const *inputs, PyObject *out, PyArray
                          NPY_CASTING casting);
 PyObject *ga_ufunc_call1(int id, PyObject *a);
 PyObject *ga_ufunc_call2(int id, PyObject *a, PyObject *b);
-/* tp_richcompare of ndarray. */
-PyObject *ga_array_richcompare(PyObject *a, PyObject *b, int op);
 
 /* ======================== interop.c ====================================== */
 
@@ -332,26 +372,11 @@ PyObject *ga_array_any(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
 PyObject *ga_array_cumsum(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_cumprod(PyObject *self, PyObject *args, PyObject *kwds);
 
-/* ======================== convolve.c ===================================== */
-
-/* A device array from argument `argname` of gpuarr function `fname`: device
- * arrays pass (moved to the current device when needed), Python scalars and
- * sequences are converted, NumPy arrays are refused with a TypeError saying
- * to use gpuarr.asarray().  New reference, or NULL. */
-ga_array *ga_device_arg(PyObject *obj, const char *fname, const char *argname);
-
 /* ======================== blas.c ========================================= */
 
 /* NumPy's matmul of x1 and x2 (device arrays, scalars or sequences), into
  * out (may be NULL) as dtype (may be NULL): the @ operator and gp.matmul. */
 PyObject *ga_matmul(PyObject *x1, PyObject *x2, PyObject *out, PyArray_Descr *dtype);
-
-/* ======================== measure.c ====================================== */
-
-/* Copy nbytes from device memory to host memory on `stream` and wait for
- * it (GIL released); `what` names the operation in the error.  0 / -1. */
-int ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream,
-                  const char *what);
 
 /* ======================== select.c ======================================= */
 
@@ -365,14 +390,15 @@ int ga_select_flag_positions(int device, int64_t n, const uint8_t *flags, int64_
 /* a[index] and a[index] = value for an advanced index, NumPy's rules. */
 PyObject *ga_advindex_get(ga_array *a, PyObject *index);
 int ga_advindex_set(ga_array *a, PyObject *index, PyObject *value);
-/* Call the registered Python helper `helper` with (self, *args, **kwds). */
-PyObject *ga_forward_method(const char *helper, PyObject *self, PyObject *args,
-                            PyObject *kwds);
-/* ndarray methods of select.c and sort.c (listed in methods.c). */
+/* ndarray methods of select.c (listed in methods.c). */
 PyObject *ga_array_compress(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_nonzero(PyObject *self, PyObject *unused);
 PyObject *ga_array_take(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_put(PyObject *self, PyObject *args, PyObject *kwds);
+
+/* ======================== sort.c ========================================= */
+
+/* ndarray methods of sort.c (listed in methods.c). */
 PyObject *ga_array_sort(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_argsort(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_partition(PyObject *self, PyObject *args, PyObject *kwds);

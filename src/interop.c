@@ -262,37 +262,16 @@ done:
     return 0;
 }
 
-static PyObject *
-call_helper(const char *name, PyObject *self, PyObject *args, PyObject *kwds)
-{
-    PyObject *h = ga_helper(name);
-    if (h == NULL)
-        return NULL;
-    PyObject *full = PyTuple_New(PyTuple_GET_SIZE(args) + 1);
-    if (full == NULL)
-        return NULL;
-    Py_INCREF(self);
-    PyTuple_SET_ITEM(full, 0, self);
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); ++i) {
-        PyObject *x = PyTuple_GET_ITEM(args, i);
-        Py_INCREF(x);
-        PyTuple_SET_ITEM(full, i + 1, x);
-    }
-    PyObject *r = PyObject_Call(h, full, kwds);
-    Py_DECREF(full);
-    return r;
-}
-
 PyObject *
 ga_array_array_ufunc(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return call_helper("array_ufunc", self, args, kwds);
+    return ga_forward_method("array_ufunc", self, args, kwds);
 }
 
 PyObject *
 ga_array_array_function(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return call_helper("array_function", self, args, kwds);
+    return ga_forward_method("array_function", self, args, kwds);
 }
 
 /* ------------------------------------------------------------ DLPack ----- */

@@ -24,42 +24,6 @@
  */
 #include "gpuarr.h"
 
-/* The copy goes through a block of the pinned pool: a copy into pageable
- * memory is staged by the driver and costs several microseconds more. */
-int
-ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream, const char *what)
-{
-    cudaError_t err;
-    void *pinned = ga_pinned_malloc(nbytes);
-    if (pinned == NULL)
-        return -1;
-    Py_BEGIN_ALLOW_THREADS
-    err = cudaMemcpyAsync(pinned, dev, nbytes, cudaMemcpyDeviceToHost, stream);
-    if (err == cudaSuccess)
-        err = cudaStreamSynchronize(stream);
-    Py_END_ALLOW_THREADS
-    if (err == cudaSuccess)
-        memcpy(host, pinned, nbytes);
-    ga_pinned_free(pinned, nbytes);
-    if (err != cudaSuccess) {
-        ga_err_cuda(err, what);
-        return -1;
-    }
-    return 0;
-}
-
-/* A C-contiguous version of `a` in dtype `typenum` (a itself when it
- * already is one).  New reference. */
-static ga_array *
-measure_contiguous(ga_array *a, int typenum)
-{
-    if (a->descr->type_num == typenum && (a->flags & GA_C_CONTIGUOUS)) {
-        Py_INCREF(a);
-        return a;
-    }
-    return ga_array_copy_as(a, PyArray_DescrFromType(typenum), 0);
-}
-
 /* The dtype values are measured in: float32 and float64 as they are, every
  * other real type as float64. */
 static int
@@ -111,19 +75,6 @@ measure_new(int ndim, npy_intp d0, npy_intp d1, int typenum, int device)
     return ga_array_empty(ndim, dims, PyArray_DescrFromType(typenum), 0, device);
 }
 
-/* A scratch block of *nbytes from the pool (at least 256: *nbytes is
- * raised to the size allocated, which is what ga_pool_free must be given),
- * or NULL with an exception set. */
-static void *
-measure_scratch(int device, size_t *nbytes, cudaStream_t stream)
-{
-    int failed = 0;
-    if (*nbytes == 0)
-        *nbytes = 256;
-    void *p = ga_pool_malloc(device, *nbytes, stream, &failed);
-    return failed ? NULL : p;
-}
-
 /* An index as the kernels take it: C-contiguous int64, or float64 when
  * float_keys (float labels).  New reference, or NULL with an exception. */
 static ga_array *
@@ -135,7 +86,8 @@ measure_index_keys(ga_array *index, int float_keys)
         PyErr_SetString(PyExc_TypeError, "index: complex values are not supported");
         return NULL;
     }
-    return measure_contiguous(index, float_keys ? NPY_FLOAT64 : NPY_INT64);
+    return ga_array_contiguous_as(index,
+                                  PyArray_DescrFromType(float_keys ? NPY_FLOAT64 : NPY_INT64));
 }
 
 /* The slot table of an index: its keys sorted (compared as int64, or as
@@ -159,7 +111,7 @@ measure_index_table(ga_array *index, int float_keys, ga_array **table, ga_array 
     if (m > 0) {
         scratch_bytes = ga_measure_index_scratch_bytes(m);
         if (scratch_bytes > 0 &&
-            (scratch = measure_scratch(index->device, &scratch_bytes, stream)) == NULL)
+            (scratch = ga_pool_scratch(index->device, &scratch_bytes, stream)) == NULL)
             goto fail;
         GA_LAUNCH_TRY(ga_launch_measure_index(float_keys ? GA_FLOAT64 : GA_INT64, conv->data, m,
                                               scratch, (uint64_t *)(*table)->data,
@@ -223,10 +175,11 @@ measure_ops_parse(PyObject *args, int coords, int convert_values, int raw_index,
     npy_intp n = ga_array_size(input);
     if (convert_values) {
         int vt = measure_value_typenum(input, "input");
-        if (vt < 0 || (m->values = measure_contiguous(input, vt)) == NULL)
+        if (vt < 0 ||
+            (m->values = ga_array_contiguous_as(input, PyArray_DescrFromType(vt))) == NULL)
             goto fail;
     } else {
-        if ((m->values = measure_contiguous(input, input->descr->type_num)) == NULL)
+        if ((m->values = ga_array_contiguous_as(input, NULL)) == NULL)
             goto fail;
     }
     if (mode != GA_SLOT_ALL) {
@@ -241,7 +194,8 @@ measure_ops_parse(PyObject *args, int coords, int convert_values, int raw_index,
             goto fail;
         }
         int lt = measure_label_typenum(l);
-        if (lt < 0 || (m->labels = measure_contiguous(l, lt)) == NULL)
+        if (lt < 0 ||
+            (m->labels = ga_array_contiguous_as(l, PyArray_DescrFromType(lt))) == NULL)
             goto fail;
     }
     if (mode == MEASURE_MODE_INDEX) {
@@ -351,7 +305,7 @@ measure_launch(measure_ops *m, unsigned long what, ga_array **outs)
     }
     if (m->a.nout > 0) {
         scratch_bytes = ga_measure_scratch_bytes(&m->a);
-        if ((scratch = measure_scratch(device, &scratch_bytes, stream)) == NULL)
+        if ((scratch = ga_pool_scratch(device, &scratch_bytes, stream)) == NULL)
             goto fail;
         GA_LAUNCH_TRY(ga_launch_measure(&m->a, (unsigned int)what, scratch, ptrs, stream),
                       stream);
@@ -540,7 +494,7 @@ measure_group(measure_ops *m, int by_value, ga_array **pos, ga_array **offsets)
     *offsets = measure_new(1, m->a.map.nslots + 1, 0, NPY_INT64, device);
     if (*pos == NULL || *offsets == NULL)
         goto fail;
-    if ((scratch = measure_scratch(device, &scratch_bytes, stream)) == NULL)
+    if ((scratch = ga_pool_scratch(device, &scratch_bytes, stream)) == NULL)
         goto fail;
     GA_LAUNCH_TRY(ga_launch_measure_group(&m->a, by_value, scratch, (int64_t *)(*pos)->data,
                                           (int64_t *)(*offsets)->data, stream), stream);
@@ -646,7 +600,8 @@ py_measure_histogram(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "edges must be a device array of at least 2 values");
         goto fail;
     }
-    if ((edges = measure_contiguous((ga_array *)edges_obj, NPY_FLOAT64)) == NULL)
+    if ((edges = ga_array_contiguous_as((ga_array *)edges_obj,
+                                        PyArray_DescrFromType(NPY_FLOAT64))) == NULL)
         goto fail;
     npy_intp nbins = ga_array_size(edges) - 1;
     if (nbins > 4096) {
@@ -657,7 +612,7 @@ py_measure_histogram(PyObject *self, PyObject *args)
         goto fail;
     if (m.a.nout > 0) {
         scratch_bytes = ga_measure_histogram_scratch_bytes(&m.a, (int)nbins);
-        if ((scratch = measure_scratch(m.values->device, &scratch_bytes, stream)) == NULL)
+        if ((scratch = ga_pool_scratch(m.values->device, &scratch_bytes, stream)) == NULL)
             goto fail;
         GA_LAUNCH_TRY(ga_launch_measure_histogram(&m.a, (const double *)edges->data, (int)nbins,
                                                   scratch, (int64_t *)out->data, stream), stream);
@@ -703,7 +658,7 @@ py_value_indices(PyObject *self, PyObject *args)
     int ndim = arr->ndim > 0 ? arr->ndim : 1;
     npy_intp shape1[1] = {n};
     const npy_intp *shape = arr->ndim > 0 ? arr->shape : shape1;
-    if ((conv = measure_contiguous(arr, typenum)) == NULL)
+    if ((conv = ga_array_contiguous_as(arr, PyArray_DescrFromType(typenum))) == NULL)
         return NULL;
     pos = measure_new(1, n, 0, NPY_INT64, arr->device);
     coords = measure_new(2, ndim, n, NPY_INT64, arr->device);
@@ -712,7 +667,7 @@ py_value_indices(PyObject *self, PyObject *args)
     size_t work = ga_value_indices_scratch_bytes(n);
     size_t table = ((size_t)n * 8 + 255) & ~(size_t)255;
     scratch_bytes = work + 2 * table + 256;
-    if ((scratch = measure_scratch(arr->device, &scratch_bytes, stream)) == NULL)
+    if ((scratch = ga_pool_scratch(arr->device, &scratch_bytes, stream)) == NULL)
         goto fail;
     char *c = scratch;
     int64_t *d_starts = (int64_t *)(c + work);
@@ -787,14 +742,14 @@ py_find_objects(PyObject *self, PyObject *args)
     int64_t dims[GA_MEASURE_MAXDIM];
     for (int i = 0; i < ndim; ++i)
         dims[i] = labels->shape[i];
-    if ((conv = measure_contiguous(labels, labels->type == GA_INT32 ? NPY_INT32 : NPY_INT64))
-        == NULL)
+    int lt = labels->type == GA_INT32 ? NPY_INT32 : NPY_INT64;
+    if ((conv = ga_array_contiguous_as(labels, PyArray_DescrFromType(lt))) == NULL)
         return NULL;
     int64_t blocks = (n + 1023) / 1024, cap = 4 * (int64_t)ga_runtime_sm_count(labels->device);
     int grid = (int)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
     if (max_label < 1 && n > 0) {
         scratch_bytes = 256;
-        if ((scratch = measure_scratch(labels->device, &scratch_bytes, stream)) == NULL)
+        if ((scratch = ga_pool_scratch(labels->device, &scratch_bytes, stream)) == NULL)
             goto fail;
         int64_t mx = 0;
         GA_LAUNCH_TRY(ga_launch_label_max((ga_type)conv->type, conv->data, n, grid,
@@ -814,7 +769,7 @@ py_find_objects(PyObject *self, PyObject *args)
     if (max_label > 0) {
         size_t cells = (size_t)max_label * ndim * 2;
         scratch_bytes = cells * sizeof(unsigned long long);
-        if ((scratch = measure_scratch(labels->device, &scratch_bytes, stream)) == NULL)
+        if ((scratch = ga_pool_scratch(labels->device, &scratch_bytes, stream)) == NULL)
             goto fail;
         GA_LAUNCH_TRY(ga_launch_find_objects((ga_type)conv->type, conv->data, n, ndim, dims,
                                              max_label, grid, scratch, stream), stream);

@@ -383,6 +383,16 @@ fail:
     return NULL;
 }
 
+void *
+ga_pool_scratch(int device, size_t *nbytes, cudaStream_t stream)
+{
+    int failed = 0;
+    if (*nbytes == 0)
+        *nbytes = 256;
+    void *p = ga_pool_malloc(device, *nbytes, stream, &failed);
+    return failed ? NULL : p;
+}
+
 void
 ga_pool_free(int device, void *ptr, size_t nbytes, cudaStream_t stream)
 {

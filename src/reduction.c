@@ -247,11 +247,8 @@ input_array(const red_func *f, PyObject *obj)
         Py_INCREF(obj);
         return (ga_array *)obj;
     }
-    if (PyArray_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s: the argument is a numpy.ndarray, which lives in host "
-                     "memory; move it to the device with gpuarr.asarray() first", f->name);
-        return NULL;
-    }
+    if (PyArray_Check(obj))
+        return (ga_array *)ga_err_host_array(f->name, "the argument");
     return (ga_array *)ga_asarray(obj, NULL, -1, 'K');
 }
 
@@ -520,15 +517,6 @@ reduce_error_shape(const red_func *f, ga_array *out, int nd, const npy_intp *sha
     return NULL;
 }
 
-static int
-overlaps(const ga_array *a, const ga_array *b)
-{
-    char *alo, *ahi, *blo, *bhi;
-    ga_array_extent(a, &alo, &ahi);
-    ga_array_extent(b, &blo, &bhi);
-    return alo < ahi && blo < bhi && alo < bhi && blo < ahi;
-}
-
 /* Apply `initial` (sum, prod, min, max and their nan* forms) to the result
  * in place. */
 static int
@@ -751,7 +739,7 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
      * the nan* functions' all-NaN check, which also must see nanargmin's
      * result before out= does), so a failure leaves out= as it was */
     const int checks_nan = skip_nan && f->kind != GA_RED_SUM && f->kind != GA_RED_PROD;
-    if (out != NULL && out->type == store && !overlaps(out, a) && !checks_nan &&
+    if (out != NULL && out->type == store && !ga_array_overlaps(out, a) && !checks_nan &&
         !mean_by_sum && initial == NULL) {
         res = out;
         Py_INCREF(res);

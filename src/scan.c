@@ -82,9 +82,7 @@ scan_impl(int op, PyObject *a_obj, PyObject *axis_obj, PyObject *dtype_obj, PyOb
     if (ga_array_check(a_obj)) {
         a = (ga_array *)Py_NewRef(a_obj);
     } else if (PyArray_Check(a_obj)) {
-        PyErr_Format(PyExc_TypeError, "%s: the argument is a numpy.ndarray, which lives in host "
-                     "memory; move it to the device with gpuarr.asarray() first", name);
-        return NULL;
+        return ga_err_host_array(name, "the argument");
     } else if ((a = (ga_array *)ga_asarray(a_obj, NULL, -1, 'K')) == NULL) {
         return NULL;
     }

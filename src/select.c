@@ -128,10 +128,6 @@ fail:
 
 /* ------------------------------------------------------------ compaction - */
 
-/* Which compaction kernel runs (GA_COMPACT_*); _set_compaction switches it
- * so the probe and the tests can compare the two. */
-static int compact_impl = GA_COMPACT_LOOKBACK;
-
 /* Wait for `stream`, the GIL released: the one synchronisation. */
 static int
 wait_stream(cudaStream_t stream, const char *what)
@@ -158,20 +154,18 @@ compact(int device, int itemsize, int64_t n, const char *src, const uint8_t *fla
         int64_t *count, const uint64_t *first, uint64_t *first_host, cudaStream_t stream)
 {
     size_t temp_bytes = 0;
-    int failed = 0;
     char *temp = NULL;
     int64_t *host = ga_pinned_malloc(sizeof(int64_t));
     if (host == NULL)
         return -1;
     *host = 0;
-    GA_CUDA_TRY(ga_launch_compact(compact_impl, itemsize, n, NULL, NULL, NULL, NULL, NULL,
-                                  &temp_bytes, stream));
-    temp = ga_pool_malloc(device, temp_bytes ? temp_bytes : 1, stream, &failed);
-    if (failed)
+    GA_CUDA_TRY(ga_launch_compact(itemsize, n, NULL, NULL, NULL, NULL, NULL, &temp_bytes,
+                                  stream));
+    if ((temp = ga_pool_scratch(device, &temp_bytes, stream)) == NULL)
         goto fail;
-    GA_LAUNCH_TRY(ga_launch_compact(compact_impl, itemsize, n, src, flags, dst, host, temp,
-                                    &temp_bytes, stream), stream);
-    ga_pool_free(device, temp, temp_bytes ? temp_bytes : 1, stream);
+    GA_LAUNCH_TRY(ga_launch_compact(itemsize, n, src, flags, dst, host, temp, &temp_bytes,
+                                    stream), stream);
+    ga_pool_free(device, temp, temp_bytes, stream);
     temp = NULL;
     if (first != NULL) {
         if (ga_read_small(first_host, first, sizeof(*first), stream,
@@ -185,7 +179,7 @@ compact(int device, int itemsize, int64_t n, const char *src, const uint8_t *fla
     return 0;
 fail:
     if (temp != NULL)
-        ga_pool_free(device, temp, temp_bytes ? temp_bytes : 1, stream);
+        ga_pool_free(device, temp, temp_bytes, stream);
     ga_pinned_free(host, sizeof(int64_t));
     return -1;
 }
@@ -587,10 +581,7 @@ plan_scatter(take_plan *p, PyObject *value)
         return -1;
     if (same_device(p->view, v) < 0)
         goto fail;
-    char *vlo, *vhi, *alo, *ahi;
-    ga_array_extent(v, &vlo, &vhi);
-    ga_array_extent(p->view, &alo, &ahi);
-    if (vlo < ahi && alo < vhi && vlo != vhi) {
+    if (ga_array_overlaps(v, p->view)) {
         Py_SETREF(v, ga_array_copy_as(v, NULL, 0));
         if (v == NULL)
             goto fail;
@@ -1103,28 +1094,6 @@ py_put(PyObject *self, PyObject *args)
 
 /* --------------------------------------------------------------- methods */
 
-PyObject *
-ga_forward_method(const char *helper, PyObject *self, PyObject *args, PyObject *kwds)
-{
-    PyObject *f = ga_helper(helper);
-    if (f == NULL)
-        return NULL;
-    Py_ssize_t n = PyTuple_GET_SIZE(args);
-    PyObject *full = PyTuple_New(n + 1);
-    if (full == NULL)
-        return NULL;
-    Py_INCREF(self);
-    PyTuple_SET_ITEM(full, 0, self);
-    for (Py_ssize_t i = 0; i < n; ++i) {
-        PyObject *x = PyTuple_GET_ITEM(args, i);
-        Py_INCREF(x);
-        PyTuple_SET_ITEM(full, i + 1, x);
-    }
-    PyObject *r = PyObject_Call(f, full, kwds);
-    Py_DECREF(full);
-    return r;
-}
-
 /* compress(condition, axis=None, out=None): the lesson's hot path (a
  * device condition, no axis, no out) runs here; the rest in Python. */
 PyObject *
@@ -1159,32 +1128,7 @@ ga_array_put(PyObject *self, PyObject *args, PyObject *kwds)
     return ga_forward_method("ndarray.put", self, args, kwds);
 }
 
-/* _set_compaction(name) -> the previous name: "lookback" (the default) or
- * "cub"; for the probe and the tests, which compare the two kernels. */
-static PyObject *
-py_set_compaction(PyObject *self, PyObject *arg)
-{
-    static const char *names[] = {"lookback", "cub"};
-    const char *name = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
-    int impl = -1;
-    if (name != NULL)
-        impl = strcmp(name, names[0]) == 0 ? GA_COMPACT_LOOKBACK
-             : strcmp(name, names[1]) == 0 ? GA_COMPACT_CUB : -1;
-    if (impl < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "_set_compaction: name must be 'lookback' or "
-                            "'cub'");
-        return NULL;
-    }
-    PyObject *previous = PyUnicode_FromString(names[compact_impl]);
-    if (previous != NULL)
-        compact_impl = impl;
-    return previous;
-}
-
 static PyMethodDef select_functions[] = {
-    {"_set_compaction", py_set_compaction, METH_O,
-     "_set_compaction(name) -> previous: the compaction kernel, 'lookback' or 'cub'"},
     {"_compress", py_compress, METH_VARARGS,
      "_compress(condition, a) -> a's elements (C order) where condition is true"},
     {"_flatnonzero", py_flatnonzero, METH_VARARGS,

@@ -523,17 +523,6 @@ fail:
 
 /* ----------------------------------------------------------- counting ---- */
 
-/* A C-contiguous copy of `a` as `typenum` (a itself when it already is). */
-static ga_array *
-contiguous_as(ga_array *a, int typenum)
-{
-    if (a->descr->type_num == typenum && (a->flags & GA_C_CONTIGUOUS)) {
-        Py_INCREF(a);
-        return a;
-    }
-    return ga_array_copy_as(a, PyArray_DescrFromType(typenum), 0);
-}
-
 static ga_array *
 zeros_1d(npy_intp n, int typenum, int device, cudaStream_t stream)
 {
@@ -567,9 +556,11 @@ py_bincount(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "_bincount needs a 1-d array and weights of its size");
         return NULL;
     }
-    if (ga_runtime_use_device(x_in->device) < 0 || (x = contiguous_as(x_in, NPY_INT64)) == NULL)
+    if (ga_runtime_use_device(x_in->device) < 0 ||
+        (x = ga_array_contiguous_as(x_in, PyArray_DescrFromType(NPY_INT64))) == NULL)
         return NULL;
-    if (w_obj != Py_None && (w = contiguous_as((ga_array *)w_obj, NPY_FLOAT64)) == NULL)
+    if (w_obj != Py_None &&
+        (w = ga_array_contiguous_as((ga_array *)w_obj, PyArray_DescrFromType(NPY_FLOAT64))) == NULL)
         goto fail;
     cudaStream_t stream = ga_runtime_current_stream();
     npy_intp n = x->shape[0], len = minlength;
@@ -629,7 +620,7 @@ py_histogram_edges(PyObject *self, PyObject *args)
                         "numeric array");
         return NULL;
     }
-    if (ga_runtime_use_device(a->device) < 0 || (src = contiguous_as(a, a->descr->type_num)) == NULL)
+    if (ga_runtime_use_device(a->device) < 0 || (src = ga_array_contiguous_as(a, NULL)) == NULL)
         return NULL;
     cudaStream_t stream = ga_runtime_current_stream();
     npy_intp ne = nbins + 1;
@@ -677,9 +668,10 @@ py_histogram_counts(PyObject *self, PyObject *args)
                         "weights of a's size on a's device");
         return NULL;
     }
-    if (ga_runtime_use_device(a->device) < 0 || (src = contiguous_as(a, a->descr->type_num)) == NULL)
+    if (ga_runtime_use_device(a->device) < 0 || (src = ga_array_contiguous_as(a, NULL)) == NULL)
         return NULL;
-    if (w_obj != Py_None && (w = contiguous_as((ga_array *)w_obj, NPY_FLOAT64)) == NULL)
+    if (w_obj != Py_None &&
+        (w = ga_array_contiguous_as((ga_array *)w_obj, PyArray_DescrFromType(NPY_FLOAT64))) == NULL)
         goto fail;
     cudaStream_t stream = ga_runtime_current_stream();
     npy_intp nbins = edges->shape[0] - 1;

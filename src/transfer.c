@@ -26,7 +26,6 @@
 #include "gpuarr.h"
 
 #include <pthread.h>
-#include <time.h>
 #include <unistd.h>
 
 #define GA_STAGE_SLOTS 4
@@ -347,6 +346,30 @@ fail:
 
 /* ------------------------------------------ device -> host --------------- */
 
+/* The copy goes through a block of the pinned pool: a copy into pageable
+ * memory is staged by the driver and costs several microseconds more. */
+int
+ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream, const char *what)
+{
+    cudaError_t err;
+    void *pinned = ga_pinned_malloc(nbytes);
+    if (pinned == NULL)
+        return -1;
+    Py_BEGIN_ALLOW_THREADS
+    err = cudaMemcpyAsync(pinned, dev, nbytes, cudaMemcpyDeviceToHost, stream);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(stream);
+    Py_END_ALLOW_THREADS
+    if (err == cudaSuccess)
+        memcpy(host, pinned, nbytes);
+    ga_pinned_free(pinned, nbytes);
+    if (err != cudaSuccess) {
+        ga_err_cuda(err, what);
+        return -1;
+    }
+    return 0;
+}
+
 static size_t pinned_result_cap = 0;
 
 static int
@@ -481,79 +504,6 @@ fail:
     return NULL;
 }
 
-/* ------------------------------------------ Python ----------------------- */
-
-static double
-now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* _transfer_probe(nbytes) -> dict of GB/s: what bounds a host->device
- * transfer on this machine (one thread's memcpy, the worker pool's memcpy,
- * pinned DMA each way), for the benchmarks' floors and for tuning. */
-static PyObject *
-py_transfer_probe(PyObject *self, PyObject *arg)
-{
-    size_t n = PyLong_AsSize_t(arg);
-    char *host = NULL, *pinned = NULL, *dev = NULL;
-    double t_one = 0, t_par = 0, t_h2d = 0, t_d2h = 0;
-    cudaError_t err = cudaSuccess;
-    if (n == (size_t)-1 && PyErr_Occurred())
-        return NULL;
-    if (ga_runtime_use_device(ga_runtime_current_device()) < 0)
-        return NULL;
-    host = malloc(n);
-    if (host == NULL)
-        return PyErr_NoMemory();
-    Py_BEGIN_ALLOW_THREADS
-    pthread_mutex_lock(&ring_lock);  /* the worker pool serves one copy at a time */
-    memset(host, 1, n);
-    err = cudaHostAlloc((void **)&pinned, n, cudaHostAllocPortable);
-    if (err == cudaSuccess)
-        err = cudaMalloc((void **)&dev, n);
-    if (err == cudaSuccess) {
-        memset(pinned, 2, n);
-        parallel_memcpy(pinned, host, n);
-        for (int rep = 0; rep < 3; ++rep) {
-            double t0 = now_s();
-            memcpy(pinned, host, n);
-            double t1 = now_s();
-            parallel_memcpy(pinned, host, n);
-            double t2 = now_s();
-            err = cudaMemcpy(dev, pinned, n, cudaMemcpyHostToDevice);
-            double t3 = now_s();
-            if (err == cudaSuccess)
-                err = cudaMemcpy(pinned, dev, n, cudaMemcpyDeviceToHost);
-            double t4 = now_s();
-            if (rep == 0 || t1 - t0 < t_one) t_one = t1 - t0;
-            if (rep == 0 || t2 - t1 < t_par) t_par = t2 - t1;
-            if (rep == 0 || t3 - t2 < t_h2d) t_h2d = t3 - t2;
-            if (rep == 0 || t4 - t3 < t_d2h) t_d2h = t4 - t3;
-        }
-    }
-    pthread_mutex_unlock(&ring_lock);
-    Py_END_ALLOW_THREADS
-    free(host);
-    if (pinned)
-        cudaFreeHost(pinned);
-    if (dev)
-        cudaFree(dev);
-    if (err != cudaSuccess)
-        return ga_err_cuda(err, "transfer probe");
-    double gb = (double)n / 1e9;
-    return Py_BuildValue("{s:d,s:d,s:d,s:d,s:i}", "memcpy_1thread_GBps", gb / t_one,
-                         "memcpy_pool_GBps", gb / t_par, "pinned_h2d_GBps", gb / t_h2d,
-                         "pinned_d2h_GBps", gb / t_d2h, "workers", pool.nworkers);
-}
-
-static PyMethodDef transfer_functions[] = {
-    {"_transfer_probe", py_transfer_probe, METH_O, "Host/pinned/DMA rates for n bytes."},
-    {NULL, NULL, 0, NULL},
-};
-
 /* pthread_atfork child handler: the staging rings' and copy workers' locks
  * start unlocked in the child, whose only thread is the forking one (the
  * workers are not there: transfers in a child forked after CUDA was
@@ -574,5 +524,5 @@ ga_transfer_init(PyObject *m)
         PyErr_SetString(PyExc_RuntimeError, "gpuarr: no room to register an exit function");
         return -1;
     }
-    return PyModule_AddFunctions(m, transfer_functions);
+    return 0;
 }

@@ -303,8 +303,9 @@ ga_uk_pack_arg(PyObject *obj, int index, int device, void *slot_bytes)
         return ok ? 0 : -1;
     }
     if (PyArray_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "kernel argument %d is a NumPy array, which lives in "
-                     "host memory: move it to the GPU with gpuarr.asarray() first", index);
+        char what[32];
+        snprintf(what, sizeof(what), "kernel argument %d", index);
+        ga_err_host_array(NULL, what);
         return -1;
     }
     void *ptr = NULL;

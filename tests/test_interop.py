@@ -10,6 +10,31 @@ def test_get_array_module_without_gpu():
     assert gp.get_array_module(np.ones(2), 3) is np
 
 
+# Host arrays given to gpuarr's own functions: one refusal, one wording, whether
+# the C core (elementwise, where=, reductions, scans, convolution) or the
+# Python layer (ufunc methods, creation, sorting) refuses.  No device needed.
+@pytest.mark.parametrize("call, what, fname", [
+    (lambda h: gp.sin(h), "argument 1", "sin"),
+    (lambda h: gp.add(1, 2, where=h > 0), "where=", "add"),
+    (lambda h: gp.sum(h), "the argument", "sum"),
+    (lambda h: gp.cumsum(h), "the argument", "cumsum"),
+    (lambda h: gp.convolve(h, [1.0]), "a", "convolve"),
+    (lambda h: gp.add.outer(h, 1), "the argument", "add.outer"),
+    (lambda h: gp.tril(h), "m", None),
+    (lambda h: gp.sort(h), "a", None),
+])
+def test_host_array_refusal_has_one_wording(call, what, fname):
+    from gpuarr import _core
+    want = _core._host_array_error(what, fname)
+    assert isinstance(want, TypeError)
+    assert str(want) == ((fname + ": ") if fname else "") + (
+        f"{what} is a numpy.ndarray, which lives in host memory; move it to the device with "
+        "gpuarr.asarray() first")
+    with pytest.raises(TypeError) as info:
+        call(np.ones((3, 3)))
+    assert str(info.value) == str(want)
+
+
 def test_protocol_methods_exist():
     for name in ("__array_ufunc__", "__array_function__", "__cuda_array_interface__", "__array__"):
         assert hasattr(gp.ndarray, name)

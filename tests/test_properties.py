@@ -306,8 +306,7 @@ def test_correlate_plan_follows_its_contract(data):
         assert ax == merged[-1] and rows == (merged[0][0] if len(merged) == 2 else 1)
         k = ax[2]
         warp = k <= 64 and 2 * LINE_WARPS * _line_slot(32, k) * itemsize <= CONV_SMEM
-        if os.environ.get("GPUARR_CONV_LINE") != "smem":
-            assert (variant == "warp") == warp
+        assert (variant == "warp") == warp
         if variant == "warp":
             assert (bx, by, kchunk) == (32, 1, k)
         else:

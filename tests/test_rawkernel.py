@@ -214,7 +214,7 @@ def test_foreign_device_arrays_pass_their_pointer():
 def test_bad_arguments_raise_before_launch():
     k = gp.RawKernel(VECTOR_ADD, "vector_add")
     a = gp.zeros(4, dtype=gp.float32)
-    with pytest.raises(TypeError, match="NumPy array.*gpuarr.asarray"):
+    with pytest.raises(TypeError, match="numpy.ndarray.*gpuarr.asarray"):
         k((1,), (4,), (a, np.zeros(4, np.float32), a, 4))
     with pytest.raises(TypeError, match="argument 3 of type str"):
         k((1,), (4,), (a, a, a, "4"))

@@ -127,14 +127,6 @@ def test_histogram_estimator_names_are_a_clear_error():
         gp.histogram(None, bins="auto")
 
 
-def test_compaction_switch_checks_its_argument():
-    with pytest.raises(ValueError, match="lookback"):
-        _core._set_compaction("fast")
-    with pytest.raises(ValueError):
-        _core._set_compaction(3)
-    assert _core._set_compaction("lookback") in ("lookback", "cub")
-
-
 # ===================================================================== sort
 
 @pytest.mark.gpu

@@ -9,14 +9,17 @@ FP64 peak); then correctness spot checks against SciPy and the first
 convolve2d in a fresh process.
 
 1. signal.convolve2d, 2048^2 float64 * 15x15, mode full (separable kernel
-   chosen on the device; the general tile kernel alone, and a random filter).
-2. np.convolve, 4.2M float64 * 15 taps (line kernel: smem and warp
-   variants).
+   chosen on the device, and a random filter that does not factor).
+2. np.convolve, 4.2M float64 * 15 taps (line kernel).
 3. ndimage.gaussian_filter(sigma=2), 100x1024x1024 float32: each axis pass
    alone (axis 0 and 1: column kernel; axis 2: line kernel).
 4. Spot checks against SciPy on small random inputs, every path.
 5. First convolve2d in a fresh process.
 Finishes in well under 60 s.
+
+The kernel variants the library does not choose for these cases (the
+block-staged line kernel, the general tile kernel alone) are compared in
+src/kernels/dev/convolve_bench.cu.
 """
 import os
 import statistics
@@ -111,10 +114,6 @@ def main():
                                                      numpy.float64), runs=20, inner=20)
     flops = 2 * 225 * 2062 ** 2
     print(f"call   : {fmt_us(t_call)}   (goal <= 100 us; separable path chosen on the device)")
-    os.environ["GPUARR_CONV_SEP"] = "0"
-    t_gen = event_time(gp, lambda: gsignal.convolve2d(d_img, d_g), runs=30)
-    os.environ.pop("GPUARR_CONV_SEP")
-    print(f"call, general tile kernel only (GPUARR_CONV_SEP=0): {fmt_us(t_gen)}")
     d_r = gp.asarray(rng.standard_normal((15, 15)))
     t_rand = event_time(gp, lambda: gsignal.convolve2d(d_img, d_r), runs=30)
     print(f"call, random 15x15 (does not factor: separable kernel returns at once): "
@@ -124,12 +123,6 @@ def main():
     print(f"kernels: {fmt_us(t_kern)}   (factor + separable + tile returning at once; the "
           f"direct sum's FP64 floor {flops / FP64_PEAK * 1e6:.1f} us; the bytes' floor "
           f"{nbytes2 / rate2 * 1e6:.1f} us at the copy rate, {nbytes2 / statistics.median(t_kern) / 1e9:.0f} GB/s)")
-    os.environ["GPUARR_CONV_SEP"] = "0"
-    t_kern = event_time(gp, lambda: _core._correlate(d_img, d_g, out, (-14, -14), 0, 0.0, True,
-                                                     numpy.float64), runs=20, inner=20)
-    os.environ.pop("GPUARR_CONV_SEP")
-    print(f"tile kernel alone: {fmt_us(t_kern)}   {flops / statistics.median(t_kern) / 1e12:6.2f} "
-          f"TFLOP/s = {flops / statistics.median(t_kern) / FP64_PEAK * 100:5.1f}% of FP64 peak")
     print(f"host   : {host_time(gp, lambda: gsignal.convolve2d(d_img, d_g), 50) * 1e6:8.2f} us "
           "per call")
     ref = numpy.zeros((2062, 2062))
@@ -152,14 +145,6 @@ def main():
     out1 = gp.empty(n + 14, dtype=numpy.float64)
     nbytes = 8 * (n + n + 14)
     rate = copy_rate(gp, 8 * n)
-    for variant in ("smem", "warp"):
-        os.environ["GPUARR_CONV_LINE"] = variant
-        t = event_time(gp, lambda: _core._correlate(d_sig, d_taps, out1, (-14,), 0, 0.0, True,
-                                                    numpy.float64), runs=30, inner=20)
-        print(f"line kernel ({variant:6s}): {fmt_us(t)}   "
-              f"{nbytes / statistics.median(t) / 1e9:7.1f} GB/s  plan "
-              f"{_core._correlate_plan((n,), (15,), (n + 14,), (-14,), 8)}")
-    os.environ.pop("GPUARR_CONV_LINE")
     t_kern = event_time(gp, lambda: _core._correlate(d_sig, d_taps, out1, (-14,), 0, 0.0, True,
                                                      numpy.float64), runs=30, inner=20)
     print(f"np.convolve call : {fmt_us(t_call)}   (goal <= 30 us)")
@@ -197,14 +182,6 @@ def main():
         total += statistics.median(t)
         print(f"axis {axis} pass: {fmt_us(t)}   {2 * nb / statistics.median(t) / 1e9:7.1f} GB/s "
               f"({2 * nb / statistics.median(t) / rate * 100:5.1f}% of copy)")
-        if axis == 2:
-            for variant in ("smem",):
-                os.environ["GPUARR_CONV_LINE"] = variant
-                t = event_time(gp, lambda: _core._correlate(stack, w, dst, offs, 1, 0.0, False,
-                                                            numpy.float32), runs=10, inner=3)
-                os.environ.pop("GPUARR_CONV_LINE")
-                print(f"axis 2 pass, {variant} line variant: {fmt_us(t)}   "
-                      f"{2 * nb / statistics.median(t) / 1e9:7.1f} GB/s")
     print(f"sum of passes: {total * 1e6:.0f} us")
     for mode in range(5):
         ok = True

@@ -1,5 +1,5 @@
 """Probe for issue 4's compaction, selection and sorting on the GPU: where
-compress_4M's time goes and how the two compaction kernels compare.
+compress_4M's time goes and how the compaction kernel scales.
 
 Prints, each figure the median / min of many runs after warm-up (CUDA
 events from gpuarr.cuda.Event, host times from perf_counter):
@@ -8,11 +8,14 @@ events from gpuarr.cuda.Event, host times from perf_counter):
    the compaction of a ready mask (events around the call, which waits for
    the count), its host wall time, an empty stream round trip (launch +
    synchronise), and a bandwidth reference (x.copy(), a masked fill);
-2. both compaction kernels ('lookback', 'cub') over sizes 1K..16M and
-   densities 0..1: the intercept is the fixed cost, the slope the bandwidth;
+2. the compaction kernel over sizes 1K..16M and densities 0..1: the
+   intercept is the fixed cost, the slope the bandwidth;
 3. median, std, the lesson's kappa-sigma clipper, sort, unique, nonzero,
    take, beside CuPy when it is installed;
-4. correctness spot checks of both kernels against NumPy.
+4. correctness spot checks against NumPy.
+
+The comparison with CUB's DeviceSelect::Flagged (the first implementation)
+is src/kernels/dev/compact_bench.cu.
 
 Usage: python tools/probe_select.py   (finishes in well under 60 s)
 """
@@ -79,16 +82,6 @@ def line(name, t, extra=""):
     print(f"  {name:44s} {fmt(t[0])} / {fmt(t[1])}  {extra}", flush=True)
 
 
-def with_impl(impl, fn):
-    def run():
-        prev = _core._set_compaction(impl)
-        try:
-            return fn()
-        finally:
-            _core._set_compaction(prev)
-    return run
-
-
 def main():
     print(f"gpuarr {gp.__version__}, numpy {np.__version__}, cupy "
           f"{cp.__version__ if cp else 'absent'}", flush=True)
@@ -109,16 +102,13 @@ def main():
          "(includes a copy)")
     stream_rt = events_time(lambda: (_core._spin(0), gp.cuda.Device().synchronize()))
     line("empty kernel + synchronize (round trip)", stream_rt)
-    for impl in ("lookback", "cub"):
-        tk = events_time(with_impl(impl, lambda: x.compress(m)))
-        line(f"[{impl}] x.compress(m) (ready mask)", tk,
-             f"floor {8 * N4M / copy_rate * 1e6:.1f} us (4 B read + 4 B written each)")
-        line(f"[{impl}] x.compress(m) host wall time", host_time(
-            with_impl(impl, lambda: x.compress(m))))
-        line(f"[{impl}] x.compress(x > t) (the benchmark)", events_time(
-            with_impl(impl, lambda: x.compress(x > t))))
-        line(f"[{impl}] flatnonzero(m)", events_time(with_impl(impl, lambda: gp.flatnonzero(m))))
-        line(f"[{impl}] x[m] (mask indexing)", events_time(with_impl(impl, lambda: x[m])))
+    tk = events_time(lambda: x.compress(m))
+    line("x.compress(m) (ready mask)", tk,
+         f"floor {8 * N4M / copy_rate * 1e6:.1f} us (4 B read + 4 B written each)")
+    line("x.compress(m) host wall time", host_time(lambda: x.compress(m)))
+    line("x.compress(x > t) (the benchmark)", events_time(lambda: x.compress(x > t)))
+    line("flatnonzero(m)", events_time(lambda: gp.flatnonzero(m)))
+    line("x[m] (mask indexing)", events_time(lambda: x[m]))
     small = gp.asarray(host[:1000])
     sm = small > t
     line("x.compress(m), 1000 elements (fixed cost)", events_time(lambda: small.compress(sm)))
@@ -130,16 +120,15 @@ def main():
                                                     event=cp.cuda.Event))
         line("CuPy x.compress(m)", events_time(lambda: cx.compress(cm), event=cp.cuda.Event))
 
-    print("\n2. the two kernels over sizes and densities: x.compress(m), float32, events")
-    print(f"  {'n':>10s} {'density':>8s} {'lookback':>12s} {'cub':>12s}")
+    print("\n2. the kernel over sizes and densities: x.compress(m), float32, events")
+    print(f"  {'n':>10s} {'density':>8s} {'time':>12s}")
     for n in (1000, 65536, 1 << 20, N4M, 4 * N4M):
         hv = rng.standard_normal(n).astype(np.float32)
         for density in ((0.0, 0.5, 0.999) if n == N4M else (0.999,)):
             hm = rng.random(n) < density
             dv, dm = gp.asarray(hv), gp.asarray(hm)
-            ts = [events_time(with_impl(impl, lambda: dv.compress(dm)), runs=40)[0]
-                  for impl in ("lookback", "cub")]
-            print(f"  {n:10d} {density:8.3f} {fmt(ts[0]):>12s} {fmt(ts[1]):>12s}", flush=True)
+            ts = events_time(lambda: dv.compress(dm), runs=40)[0]
+            print(f"  {n:10d} {density:8.3f} {fmt(ts):>12s}", flush=True)
         del dv, dm
 
     print("\n3. the lesson's operations")
@@ -201,18 +190,12 @@ def main():
         for density in (0.0, 0.3, 1.0):
             hm = rng.random(n) < density
             want = hv[hm]
-            for impl in ("lookback", "cub"):
-                prev = _core._set_compaction(impl)
-                try:
-                    got = gp.asarray(hv).compress(gp.asarray(hm)).get()
-                    gotf = gp.flatnonzero(gp.asarray(hm)).get()
-                finally:
-                    _core._set_compaction(prev)
-                ok = np.array_equal(got, want) and np.array_equal(gotf, np.flatnonzero(hm))
-                if not ok:
-                    bad += 1
-                    print(f"  MISMATCH {impl} n={n} density={density}: {got.size} vs "
-                          f"{want.size}")
+            got = gp.asarray(hv).compress(gp.asarray(hm)).get()
+            gotf = gp.flatnonzero(gp.asarray(hm)).get()
+            ok = np.array_equal(got, want) and np.array_equal(gotf, np.flatnonzero(hm))
+            if not ok:
+                bad += 1
+                print(f"  MISMATCH n={n} density={density}: {got.size} vs {want.size}")
     print(f"  {'all match' if bad == 0 else f'{bad} mismatches'}")
 
 

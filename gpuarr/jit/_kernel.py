@@ -14,6 +14,7 @@ import functools
 
 import numpy
 
+from .. import _core
 from . import _translate, _types
 from ._types import Array
 
@@ -36,8 +37,7 @@ def arg_type(a, describe=False):
             raise TypeError(str(exc)) from None
     if isinstance(a, numpy.ndarray):
         if not describe:
-            raise TypeError("a NumPy array lives in host memory: move it to the GPU with "
-                            "gpuarr.asarray() before passing it to a kernel")
+            raise _core._host_array_error("a kernel argument")
         return Array(_types.check_dtype(a.dtype), a.ndim, a.flags.c_contiguous)
     if describe and (isinstance(a, (numpy.dtype, str)) or
                      (isinstance(a, type) and issubclass(a, (numpy.generic, bool, int, float,

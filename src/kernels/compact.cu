@@ -17,14 +17,11 @@
 // host memory (the host then only waits for the stream: no copy).
 //
 // CUB's DeviceSelect::Flagged (the first implementation: two launches and
-// its own temporary storage) stays selectable for comparison
-// (GA_COMPACT_CUB); tools/probe_select.py times both.
+// its own temporary storage) is compared with it in
+// src/kernels/dev/compact_bench.cu.
 //
 // Values are moved by element size (1, 2, 4, 8, 16 bytes), so five
 // instantiations serve every dtype; a sixth writes positions (int64).
-#include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
-
 #include "kernel_common.cuh"
 
 // ============================== kernels ====================================
@@ -184,35 +181,13 @@ namespace {
 
 int64_t cp_tiles(int64_t n) { return (n + CP_TILE - 1) / CP_TILE; }
 
-struct CompactLaunch {
-    int impl; int64_t n; const char *src; const uint8_t *flags; char *dst; int64_t *count;
-    void *temp; size_t *temp_bytes; cudaStream_t stream;
-    template <class U> cudaError_t operator()()
-    {
-        if (impl == GA_COMPACT_CUB)
-            return cub::DeviceSelect::Flagged(temp, *temp_bytes, (const U *)src, flags,
-                                              (U *)dst, count, n, stream);
-        const size_t state = 8 * (size_t)(1 + cp_tiles(n));
-        if (temp == nullptr) {
-            *temp_bytes = state;
-            return cudaSuccess;
-        }
-        cudaError_t err = cudaMemsetAsync(temp, 0, state, stream);
-        if (err != cudaSuccess)
-            return err;
-        k_compact<U, false><<<(unsigned)cp_tiles(n), CP_THREADS, 0, stream>>>(
-            n, (const U *)src, flags, (U *)dst, (unsigned long long *)temp, (long long *)count);
-        return cudaGetLastError();
-    }
-};
-
-cudaError_t compact_indices(int impl, int64_t n, const uint8_t *flags, int64_t *dst,
-                            int64_t *count, void *temp, size_t *temp_bytes, cudaStream_t stream)
+// One compaction: the size query (temp NULL), else the tile states zeroed
+// and the single-pass kernel, keeping values of U or (INDEX, U = int64_t)
+// writing their positions.
+template <class U, bool INDEX>
+cudaError_t compact_lookback(int64_t n, const char *src, const uint8_t *flags, char *dst,
+                             int64_t *count, void *temp, size_t *temp_bytes, cudaStream_t stream)
 {
-    if (impl == GA_COMPACT_CUB)
-        return cub::DeviceSelect::Flagged(temp, *temp_bytes,
-                                          thrust::counting_iterator<int64_t>(0), flags, dst,
-                                          count, n, stream);
     const size_t state = 8 * (size_t)(1 + cp_tiles(n));
     if (temp == nullptr) {
         *temp_bytes = state;
@@ -221,10 +196,19 @@ cudaError_t compact_indices(int impl, int64_t n, const uint8_t *flags, int64_t *
     cudaError_t err = cudaMemsetAsync(temp, 0, state, stream);
     if (err != cudaSuccess)
         return err;
-    k_compact<int64_t, true><<<(unsigned)cp_tiles(n), CP_THREADS, 0, stream>>>(
-        n, nullptr, flags, dst, (unsigned long long *)temp, (long long *)count);
+    k_compact<U, INDEX><<<(unsigned)cp_tiles(n), CP_THREADS, 0, stream>>>(
+        n, (const U *)src, flags, (U *)dst, (unsigned long long *)temp, (long long *)count);
     return cudaGetLastError();
 }
+
+struct CompactLaunch {
+    int64_t n; const char *src; const uint8_t *flags; char *dst; int64_t *count;
+    void *temp; size_t *temp_bytes; cudaStream_t stream;
+    template <class U> cudaError_t operator()()
+    {
+        return compact_lookback<U, false>(n, src, flags, dst, count, temp, temp_bytes, stream);
+    }
+};
 
 struct MaskedFillLaunch {
     const ga_kshape *sh; char *dst; const ga_kstrides *ds; const uint8_t *mask;
@@ -241,12 +225,10 @@ struct MaskedFillLaunch {
 
 } // namespace
 
-extern "C" cudaError_t ga_launch_compact(int impl, int itemsize, int64_t n, const char *src,
+extern "C" cudaError_t ga_launch_compact(int itemsize, int64_t n, const char *src,
                                          const uint8_t *flags, char *dst, int64_t *count,
                                          void *temp, size_t *temp_bytes, cudaStream_t stream)
 {
-    if (impl != GA_COMPACT_LOOKBACK && impl != GA_COMPACT_CUB)
-        return cudaErrorInvalidValue;
     if (n <= 0) {
         if (temp == nullptr)
             *temp_bytes = 0;
@@ -255,9 +237,10 @@ extern "C" cudaError_t ga_launch_compact(int impl, int itemsize, int64_t n, cons
     if (cp_tiles(n) > 0x7fffffff)
         return cudaErrorInvalidValue;
     if (itemsize == 0)
-        return compact_indices(impl, n, flags, (int64_t *)dst, count, temp, temp_bytes, stream);
-    return ga_visit_size(itemsize, CompactLaunch{impl, n, src, flags, dst, count, temp,
-                                                 temp_bytes, stream});
+        return compact_lookback<int64_t, true>(n, nullptr, flags, dst, count, temp, temp_bytes,
+                                               stream);
+    return ga_visit_size(itemsize, CompactLaunch{n, src, flags, dst, count, temp, temp_bytes,
+                                                 stream});
 }
 
 extern "C" cudaError_t ga_launch_first_flag(int64_t n, const uint8_t *flags, uint64_t *first,

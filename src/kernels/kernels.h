@@ -577,18 +577,14 @@ cudaError_t ga_launch_bincount(int64_t n, const int64_t *x, const double *weight
 
 /* ---- compact.cu: compaction ---- */
 
-/* Compaction implementations: single-pass decoupled look-back (the
- * default) and CUB's DeviceSelect::Flagged (kept for comparison). */
-enum { GA_COMPACT_LOOKBACK = 0, GA_COMPACT_CUB = 1 };
-
 /* dst = the src[i] (i < n, contiguous) with flags[i] != 0, in order
  * (itemsize 1, 2, 4, 8 or 16), or with itemsize 0 their positions i
  * (int64); *count = how many, where count may point to device memory or to
  * pinned host memory.  Two phases for temp, as ga_launch_argsort; the
  * launcher initialises temp itself. */
-cudaError_t ga_launch_compact(int impl, int itemsize, int64_t n, const char *src,
-                              const uint8_t *flags, char *dst, int64_t *count, void *temp,
-                              size_t *temp_bytes, cudaStream_t stream);
+cudaError_t ga_launch_compact(int itemsize, int64_t n, const char *src, const uint8_t *flags,
+                              char *dst, int64_t *count, void *temp, size_t *temp_bytes,
+                              cudaStream_t stream);
 
 /* *first = min(*first, smallest i < n with flags[i] != 0). */
 cudaError_t ga_launch_first_flag(int64_t n, const uint8_t *flags, uint64_t *first,

@@ -46,47 +46,6 @@
 
 #include "bench_common.cuh"
 
-static char *g_flush;
-static const size_t FLUSH_BYTES = (size_t)256 << 20;
-
-struct Timing {
-    double med_us, min_us, b2b_us;
-};
-
-// Median/min of `runs` launches each after an L2 flush, and the mean of
-// `runs` launches back to back.
-template <class F>
-static Timing timeit(F launch, int runs = 30)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < 3; ++i) launch();
-    CK(cudaDeviceSynchronize());
-    std::vector<double> t;
-    for (int i = 0; i < runs; ++i) {
-        CK(cudaMemsetAsync(g_flush, i, FLUSH_BYTES));
-        CK(cudaEventRecord(a));
-        launch();
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms * 1e3);
-    }
-    CK(cudaGetLastError());
-    std::sort(t.begin(), t.end());
-    CK(cudaEventRecord(a));
-    for (int i = 0; i < runs; ++i) launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return Timing{t[t.size() / 2], t[0], ms * 1e3 / runs};
-}
-
 static double g_copy_rate;     // bytes read + written per second, device to device
 
 static void report(const char *name, Timing t, double bytes, double flops, double err)
@@ -317,22 +276,7 @@ static void tile_case(const char *title)
 
 int main()
 {
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
-    printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
-    CK(cudaMalloc(&g_flush, FLUSH_BYTES));
-    {
-        const size_t nb = (size_t)8 << 22;     // 4M doubles
-        char *a, *b;
-        CK(cudaMalloc(&a, nb));
-        CK(cudaMalloc(&b, nb));
-        Timing t = timeit([&] { cudaMemcpyAsync(b, a, nb, cudaMemcpyDeviceToDevice); });
-        g_copy_rate = 2.0 * nb / (t.med_us * 1e-6);
-        printf("copy of 33.5 MB: median %.2f us (back to back %.2f us) = %.0f GB/s read+write\n",
-               t.med_us, t.b2b_us, g_copy_rate * 1e-9);
-        CK(cudaFree(a));
-        CK(cudaFree(b));
-    }
+    g_copy_rate = device_copy_rate((size_t)8 << 22);     // 4M doubles
     const int64_t n = 2048 * 2048;
     line_case<double>("1. np.convolve 4.2M f64 * 15, full", 1, n, 15, -14, GA_EXT_CONSTANT,
                       GA_CONV_FLIP, 256, 1, 15);
