@@ -473,15 +473,6 @@ fail:
     return -1;
 }
 
-static int
-overlaps(const ga_array *x, const ga_array *y)
-{
-    char *xl, *xh, *yl, *yh;
-    ga_array_extent(x, &xl, &xh);
-    ga_array_extent(y, &yl, &yh);
-    return xl < yh && yl < xh;
-}
-
 /* Check out= against the result (shape, dtype by same_kind casting,
  * device, writeable) before any device work.  0 / -1. */
 static int
@@ -565,8 +556,8 @@ matmul_arrays(ga_array *a, ga_array *b, PyObject *out, PyArray_Descr *dtype)
         goto fail;
     if (ga_runtime_use_device(a->device) < 0)
         goto fail;
-    if (o != NULL && o->type == type && (o->flags & GA_C_CONTIGUOUS) && !overlaps(o, a) &&
-        !overlaps(o, b)) {
+    if (o != NULL && o->type == type && (o->flags & GA_C_CONTIGUOUS) && !ga_array_overlaps(o, a) &&
+        !ga_array_overlaps(o, b)) {
         c = o;
         Py_INCREF(c);
     } else {
