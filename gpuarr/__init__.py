@@ -37,6 +37,7 @@ from ._sorting import (sort, argsort, partition, argpartition, unique, unique_al
                        compress, extract, take, take_along_axis, put, searchsorted, digitize,
                        bincount, histogram)
 from ._convolve import convolve, correlate
+from . import _methods  # noqa: E402,F401  (ndarray methods written in Python)
 from ._linalg import (matmul, dot, vdot, inner, outer, tensordot, vecdot, trace, kron,
                       einsum)
 ufunc = type(_core.ufuncs["add"])

@@ -537,9 +537,26 @@ static PyBufferProcs array_as_buffer = {
     .bf_getbuffer = (getbufferproc)array_getbuffer,
 };
 
+/* `v in a`: (a == v).any() in gpuarr/_methods.py, one comparison and one
+ * read, not Python's element-by-element iteration. */
+static int
+array_contains(PyObject *self, PyObject *value)
+{
+    PyObject *f = ga_helper("ndarray.__contains__");
+    if (f == NULL)
+        return -1;
+    PyObject *r = PyObject_CallFunctionObjArgs(f, self, value, NULL);
+    if (r == NULL)
+        return -1;
+    int truth = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return truth;
+}
+
 static PySequenceMethods array_as_sequence = {
     .sq_length = (lenfunc)array_length,
     .sq_item = (ssizeargfunc)ga_array_item,
+    .sq_contains = array_contains,
 };
 
 PyTypeObject GA_ArrayType = {

@@ -719,32 +719,25 @@ array_deepcopy(ga_array *self, PyObject *memo)
     return (PyObject *)ga_array_copy_as(self, NULL, 0);
 }
 
-/* The array API's __array_namespace__ and to_device: Python helpers
- * (gpuarr/_array_api.py). */
-static PyObject *
-array_array_namespace(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return ga_forward_method("ndarray.__array_namespace__", self, args, kwds);
-}
-
-static PyObject *
-array_to_device(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return ga_forward_method("ndarray.to_device", self, args, kwds);
-}
-
-/* ndarray.dot and ndarray.trace: gpuarr/_linalg.py's dot and trace. */
-static PyObject *
-array_dot(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return ga_forward_method("ndarray.dot", self, args, kwds);
-}
-
-static PyObject *
-array_trace(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return ga_forward_method("ndarray.trace", self, args, kwds);
-}
+/* Methods written in Python: each forwards to the helper registered as
+ * "ndarray.<name>" (gpuarr/_array_api.py, _linalg.py, _methods.py). */
+#define FORWARD(fn, name)                                                   \
+    static PyObject *fn(PyObject *self, PyObject *args, PyObject *kwds)    \
+    {                                                                       \
+        return ga_forward_method("ndarray." name, self, args, kwds);       \
+    }
+FORWARD(array_array_namespace, "__array_namespace__")
+FORWARD(array_to_device, "to_device")
+FORWARD(array_dot, "dot")
+FORWARD(array_trace, "trace")
+FORWARD(array_conj, "conj")
+FORWARD(array_conjugate, "conjugate")
+FORWARD(array_clip, "clip")
+FORWARD(array_round, "round")
+FORWARD(array_repeat, "repeat")
+FORWARD(array_tobytes, "tobytes")
+FORWARD(array_tofile, "tofile")
+#undef FORWARD
 
 PyMethodDef ga_array_methods[] = {
     {"get", (PyCFunction)(void (*)(void))array_get, METH_VARARGS | METH_KEYWORDS,
@@ -912,6 +905,27 @@ PyMethodDef ga_array_methods[] = {
     {"trace", (PyCFunction)(void (*)(void))array_trace, METH_VARARGS | METH_KEYWORDS,
      "trace($self, /, offset=0, axis1=0, axis2=1, dtype=None, out=None)\n--\n\n"
      "As gpuarr.trace(self, ...)."},
+    {"conj", (PyCFunction)(void (*)(void))array_conj, METH_VARARGS | METH_KEYWORDS,
+     "conj($self, /)\n--\n\n"
+     "The complex conjugate, elementwise (a copy for real arrays)."},
+    {"conjugate", (PyCFunction)(void (*)(void))array_conjugate, METH_VARARGS | METH_KEYWORDS,
+     "conjugate($self, /)\n--\n\n"
+     "The complex conjugate, elementwise (a copy for real arrays)."},
+    {"clip", (PyCFunction)(void (*)(void))array_clip, METH_VARARGS | METH_KEYWORDS,
+     "clip($self, /, min=None, max=None, out=None, **kwargs)\n--\n\n"
+     "As gpuarr.clip(self, ...)."},
+    {"round", (PyCFunction)(void (*)(void))array_round, METH_VARARGS | METH_KEYWORDS,
+     "round($self, /, decimals=0, out=None)\n--\n\n"
+     "As gpuarr.round(self, ...)."},
+    {"repeat", (PyCFunction)(void (*)(void))array_repeat, METH_VARARGS | METH_KEYWORDS,
+     "repeat($self, /, repeats, axis=None)\n--\n\n"
+     "As gpuarr.repeat(self, ...)."},
+    {"tobytes", (PyCFunction)(void (*)(void))array_tobytes, METH_VARARGS | METH_KEYWORDS,
+     "tobytes($self, /, order='C')\n--\n\n"
+     "The bytes of the host copy (synchronises)."},
+    {"tofile", (PyCFunction)(void (*)(void))array_tofile, METH_VARARGS | METH_KEYWORDS,
+     "tofile($self, /, fid, sep='', format='%s')\n--\n\n"
+     "Write the host copy to a file (synchronises)."},
     {NULL, NULL, 0, NULL},
 };
 
