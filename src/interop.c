@@ -366,6 +366,27 @@ dl_dtype(ga_array *a, DLDataType *dt)
     return 0;
 }
 
+/* dl_device=(kDLCPU, 0): the standard lets the producer copy; the host
+ * copy (a NumPy array) exports itself. */
+static PyObject *
+dlpack_host_copy(PyObject *self, PyObject *max_version)
+{
+    PyObject *host = PyObject_CallMethod(self, "get", NULL);
+    if (host == NULL)
+        return NULL;
+    PyObject *meth = PyObject_GetAttrString(host, "__dlpack__");
+    Py_DECREF(host);
+    if (meth == NULL)
+        return NULL;
+    PyObject *kw = Py_BuildValue("{sO}", "max_version", max_version);
+    PyObject *empty = PyTuple_New(0);
+    PyObject *r = kw && empty ? PyObject_Call(meth, empty, kw) : NULL;
+    Py_XDECREF(kw);
+    Py_XDECREF(empty);
+    Py_DECREF(meth);
+    return r;
+}
+
 /* __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) */
 PyObject *
 ga_array_dlpack(PyObject *self_obj, PyObject *args, PyObject *kwds)
@@ -380,10 +401,12 @@ ga_array_dlpack(PyObject *self_obj, PyObject *args, PyObject *kwds)
         int type, id;
         if (!PyArg_ParseTuple(dl_device, "ii", &type, &id))
             return NULL;
+        if (type == kDLCPU && id == 0 && copy != Py_False)
+            return dlpack_host_copy(self_obj, max_version);
         if (type != kDLCUDA || id != self->device) {
             PyErr_Format(PyExc_BufferError, "__dlpack__: the array is on CUDA device %d and "
-                         "cannot be exported to device (%d, %d) without a copy", self->device,
-                         type, id);
+                         "cannot be exported to device (%d, %d)%s", self->device, type, id,
+                         type == kDLCPU && id == 0 ? " with copy=False" : " without a copy");
             return NULL;
         }
     }

@@ -313,6 +313,9 @@ def test_fftfreq_rfftfreq(fft_backend):
                 want = getattr(np.fft, name)(n, d)
                 check_fft(fft_backend.get(getattr(gfft, name)(n, d)), want)
     check_fft(fft_backend.get(gfft.fftfreq(6, d=2j)), np.fft.fftfreq(6, d=2j))
+    for name in ("fftfreq", "rfftfreq"):  # the array API's dtype=
+        got = fft_backend.get(getattr(gfft, name)(9, d=0.5, dtype=np.float32))
+        check_fft(got, getattr(np.fft, name)(9, d=0.5).astype(np.float32))
 
 
 @pytest.mark.parametrize("name", ["fftshift", "ifftshift"])
@@ -380,6 +383,8 @@ def test_errors_host_arrays_and_out():
         gfft.fftfreq(4.0)
     with pytest.raises(ValueError, match="device"):
         gfft.rfftfreq(4, device="cpu")
+    with pytest.raises(ValueError, match="real floating dtype"):
+        gfft.fftfreq(4, dtype=np.int32)
 
 
 def test_numpy_fft_dispatches_to_gpuarr_fft():

@@ -216,8 +216,14 @@ def test_dlpack_with_cupy_and_versioned_capsule():
     np.testing.assert_array_equal(back.get(), np.arange(4.0))
     cap = d.__dlpack__(max_version=(1, 0))
     assert "dltensor_versioned" in repr(cap)
-    with pytest.raises(BufferError):
-        d.__dlpack__(dl_device=(1, 0))
+    with pytest.raises(BufferError, match="copy=False"):
+        d.__dlpack__(dl_device=(1, 0), copy=False)
+    with pytest.raises(BufferError, match="without a copy"):
+        d.__dlpack__(dl_device=(2, 7))
+    # dl_device=CPU: the standard lets the producer copy to the host
+    assert "dltensor" in repr(d.__dlpack__(dl_device=(1, 0)))
+    h = np.from_dlpack(d, device="cpu")
+    np.testing.assert_array_equal(h, np.linspace(0, 1, 5))
 
 
 @pytest.mark.gpu

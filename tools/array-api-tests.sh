@@ -72,7 +72,7 @@ t0=$(date +%s)
 (cd "$suite" && ARRAY_API_TESTS_MODULE=$module ARRAY_API_TESTS_VERSION=2024.12 \
     PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" \
     timeout "${ARRAY_API_TESTS_TIMEOUT:-540}" python3 -m pytest array_api_tests/ \
-        -p no:cacheprovider -q -rfE --max-examples=20 --hypothesis-seed=0 \
+        --rootdir "$suite" -p no:cacheprovider -q -rfE --max-examples=20 --hypothesis-seed=0 \
         ${ARRAY_API_TESTS_DISABLE:+--disable-extension $ARRAY_API_TESTS_DISABLE} \
         "${xfails[@]}" --json-report --json-report-file="$OUT/report-$module.json" "$@") \
     >"$log" 2>&1

@@ -22,27 +22,45 @@ def _window(n, device):
     return int(n)
 
 
-def fftfreq(n, d=1.0, device=None):
+def _freq_dtype(dtype):
+    """dtype= of fftfreq/rfftfreq (the array API's): None or a real
+    floating dtype."""
+    if dtype is None:
+        return None
+    dt = numpy.dtype(dtype)
+    if dt.kind != "f":
+        raise ValueError(f"dtype must be a real floating dtype, got {dt}")
+    return dt
+
+
+def _freqs(k, val, dtype):
+    f = k * val
+    return f if dtype is None else f.astype(dtype, copy=False)
+
+
+def fftfreq(n, d=1.0, device=None, *, dtype=None):
     """The sample frequencies of an n-point DFT (numpy.fft.fftfreq):
     [0, 1, ..., -(n // 2), ..., -1] / (d * n), a float64 device array
-    (complex128 for a complex d)."""
+    (complex128 for a complex d; `dtype`, the array API's keyword, casts)."""
     import gpuarr
     n = _window(n, device)
+    dtype = _freq_dtype(dtype)
     val = 1.0 / (n * d)
     k = gpuarr.arange(n, dtype=numpy.int64)
     half = (n - 1) // 2 + 1
     if half < n:
         k[half:] -= n
-    return k * val
+    return _freqs(k, val, dtype)
 
 
-def rfftfreq(n, d=1.0, device=None):
+def rfftfreq(n, d=1.0, device=None, *, dtype=None):
     """The sample frequencies of rfft's n // 2 + 1 outputs
     (numpy.fft.rfftfreq): [0, 1, ..., n // 2] / (d * n)."""
     import gpuarr
     n = _window(n, device)
+    dtype = _freq_dtype(dtype)
     val = 1.0 / (n * d)
-    return gpuarr.arange(n // 2 + 1, dtype=numpy.int64) * val
+    return _freqs(gpuarr.arange(n // 2 + 1, dtype=numpy.int64), val, dtype)
 
 
 def _roll(fname, x, axes, sign):

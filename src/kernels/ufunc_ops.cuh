@@ -323,6 +323,31 @@ GA_UNOP(deg2rad) { return (C)(a * (C)0.017453292519943295769236907684886127); } 
 GA_UNOP(rad2deg) { return (C)(a * (C)57.295779513082320876798154814105170); } GA_END
 
 // ---- transcendental functions ----------------------------------------------
+// C99 Annex G special values the complex library gets wrong, as NumPy (and the
+// array API's special cases) give them: log(+-inf + NaN j) = log(NaN +- inf j)
+// = +inf + NaN j; tanh(+-0 + inf j) = tanh(+-0 + NaN j) = +-0 + NaN j;
+// acosh(+-0 + NaN j) = NaN + pi/2 j.  Other inputs: the library's function.
+template <class C> __device__ __forceinline__ C ga_cx_log(C a)
+{
+    auto re = a.real(), im = a.imag();
+    if ((isinf(re) && isnan(im)) || (isnan(re) && isinf(im)))
+        return C(isinf(re) ? fabs(re) : fabs(im), re + im);
+    return ga_cx_ns::log(a);
+}
+template <class C> __device__ __forceinline__ C ga_cx_tanh(C a)
+{
+    auto re = a.real(), im = a.imag();
+    if (re == 0 && !isfinite(im))
+        return C(re, im - im);
+    return ga_cx_ns::tanh(a);
+}
+template <class C> __device__ __forceinline__ C ga_cx_acosh(C a)
+{
+    auto re = a.real(), im = a.imag();
+    if (re == 0 && isnan(im))
+        return C(im, (typename C::value_type)1.5707963267948966192313216916397514);
+    return ga_cx_ns::acosh(a);
+}
 #define GA_MATH1(name, real_fn, cx_expr)                                       \
     GA_UNOP(name) { if constexpr (ga_cx<C>) return (C)(cx_expr); else return (C)real_fn(a); } GA_END
 GA_MATH1(sqrt, sqrt, ga_cx_ns::sqrt(a))
@@ -330,10 +355,10 @@ GA_UNOP(cbrt) { return (C)cbrt(a); } GA_END
 GA_MATH1(exp, exp, ga_cx_ns::exp(a))
 GA_MATH1(exp2, exp2, ga_cx_ns::exp(a * (typename C::value_type)0.693147180559945309417232121458176568))
 GA_MATH1(expm1, expm1, ga_cx_ns::exp(a) - (typename C::value_type)1)
-GA_MATH1(log, log, ga_cx_ns::log(a))
-GA_MATH1(log2, log2, ga_cx_ns::log(a) / (typename C::value_type)0.693147180559945309417232121458176568)
+GA_MATH1(log, log, ga_cx_log(a))
+GA_MATH1(log2, log2, ga_cx_log(a) / (typename C::value_type)0.693147180559945309417232121458176568)
 GA_MATH1(log10, log10, ga_cx_ns::log10(a))
-GA_MATH1(log1p, log1p, ga_cx_ns::log(a + (typename C::value_type)1))
+GA_MATH1(log1p, log1p, ga_cx_log(a + (typename C::value_type)1))
 GA_MATH1(sin, sin, ga_cx_ns::sin(a))
 GA_MATH1(cos, cos, ga_cx_ns::cos(a))
 GA_MATH1(tan, tan, ga_cx_ns::tan(a))
@@ -342,9 +367,9 @@ GA_MATH1(arccos, acos, ga_cx_ns::acos(a))
 GA_MATH1(arctan, atan, ga_cx_ns::atan(a))
 GA_MATH1(sinh, sinh, ga_cx_ns::sinh(a))
 GA_MATH1(cosh, cosh, ga_cx_ns::cosh(a))
-GA_MATH1(tanh, tanh, ga_cx_ns::tanh(a))
+GA_MATH1(tanh, tanh, ga_cx_tanh(a))
 GA_MATH1(arcsinh, asinh, ga_cx_ns::asinh(a))
-GA_MATH1(arccosh, acosh, ga_cx_ns::acosh(a))
+GA_MATH1(arccosh, acosh, ga_cx_acosh(a))
 GA_MATH1(arctanh, atanh, ga_cx_ns::atanh(a))
 
 // ---- three arguments ---------------------------------------------------------
