@@ -70,9 +70,8 @@ with sklearn.config_context(array_api_dispatch=True):
     else:
         pred_gp, pred_np = host(est_gp.predict(Xd)), est_np.predict(X)
     on_device = isinstance(getattr(est_gp, attrs[0]), gp.ndarray)
-out = {"on_device": on_device, "pred": float(np.max(np.abs(pred_gp - pred_np)) /
-                                     max(1.0, float(np.max(np.abs(pred_np)))),
-       "pred_kind": pred_np.dtype.kind}
+pred_err = float(np.max(np.abs(pred_gp - pred_np))) / max(1.0, float(np.max(np.abs(pred_np))))
+out = {"on_device": on_device, "pred": pred_err, "pred_kind": pred_np.dtype.kind}
 for a in attrs:
     g, w = np.asarray(got[a], dtype=np.float64), np.asarray(want[a], dtype=np.float64)
     assert g.shape == w.shape, (a, g.shape, w.shape)
