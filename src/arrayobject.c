@@ -243,7 +243,7 @@ ga_array_empty_in(int ndim, const npy_intp *shape, PyArray_Descr *descr, int for
         a->strides[i] = stride;
         stride *= shape[i] ? shape[i] : 1;
     }
-    a->alloc_stream = ga_runtime_current_stream();
+    a->alloc_stream = ga_runtime_device_stream(device);
     a->alloc_kind = memory;
     if (memory == GA_MEM_DEVICE)
         a->alloc = ga_pool_malloc(device, (size_t)nbytes, a->alloc_stream, &failed);

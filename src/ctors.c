@@ -49,7 +49,7 @@ to_current_device(ga_array *a)
          * stream only: make it wait for the source device's queued work
          * (the writes of `a`), and make that device's later work (which may
          * reuse a's memory once it is freed) wait for the copy. */
-        cudaStream_t s_dst = ga_runtime_current_stream();
+        cudaStream_t s_dst = ga_runtime_device_stream(dev);
         cudaStream_t s_src = ga_runtime_device_stream(a->device);
         if (ga_runtime_stream_after(dev, s_dst, a->device, s_src) < 0)
             goto fail;
@@ -471,7 +471,7 @@ py_sequence(PyObject *self, PyObject *args)
     ga_array *a = ga_array_empty(1, dims, descr, 0, ga_runtime_current_device());
     if (a == NULL)
         return NULL;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     GA_LAUNCH_TRY(ga_launch_sequence((ga_type)a->type, mode, dims[0], a->data, &s0, &d0,
                                      stop != Py_None, &st, stream), stream);
     return (PyObject *)a;

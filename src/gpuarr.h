@@ -72,19 +72,21 @@ int ga_runtime_use_device(int device);
 /* The calling thread's current device (no CUDA call; 0 by default). */
 int ga_runtime_current_device(void);
 
-/* The calling thread's current stream (the legacy default stream unless a
- * Stream is entered). */
-cudaStream_t ga_runtime_current_stream(void);
-void ga_runtime_set_current_stream(cudaStream_t stream);
+void ga_runtime_set_current_device(int device);
+
+/* The calling thread's current stream of `device` (streams are per device,
+ * as in CuPy; NULL, the legacy default stream, unless a Stream is entered):
+ * the one way to pick the stream for work on `device`, whichever device is
+ * current.  No CUDA call. */
+cudaStream_t ga_runtime_device_stream(int device);
+/* Make `stream` the calling thread's current stream of `device` (the
+ * caller restores the previous one). */
+void ga_runtime_set_device_stream(int device, cudaStream_t stream);
 /* Make `stream` of `device` wait for the work queued so far on `producer`
  * of `producer_device` (an event recorded there; no host wait).  The CUDA
  * device is left at `device`.  0 / -1. */
 int ga_runtime_stream_after(int device, cudaStream_t stream, int producer_device,
                             cudaStream_t producer);
-/* The calling thread's current stream of `device` (streams are per device,
- * as in CuPy; NULL, the legacy default stream, unless a Stream is entered). */
-cudaStream_t ga_runtime_device_stream(int device);
-void ga_runtime_set_current_device(int device);
 
 /* A `stream=` argument: None (the calling thread's current stream of the
  * current device), a gpuarr Stream, or any object with __cuda_stream__.
@@ -250,7 +252,8 @@ int ga_plan_intp_seq(PyObject *seq, npy_intp *out, int max, const char *what);
 /* ======================== convert.c ====================================== */
 
 /* dst[...] = src[...], broadcasting src to dst's shape and converting its
- * dtype (NumPy 'unsafe' casting) on the current stream.  0 / -1. */
+ * dtype (NumPy 'unsafe' casting) on the current stream of dst's device.
+ * 0 / -1. */
 int ga_assign_array(ga_array *dst, ga_array *src);
 /* dst[...] = raw element bytes in dst's dtype. 0 / -1. */
 int ga_fill_bytes(ga_array *dst, const ga_kscalar *value);
@@ -266,8 +269,8 @@ ga_array *ga_array_copy_as(ga_array *a, PyArray_Descr *descr, int fortran);
  * byte order), converted to `descr` when given (stolen; may be NULL). */
 ga_array *ga_transfer_from_numpy(PyArrayObject *host, PyArray_Descr *descr, int device);
 /* Device -> host: into `out` (a NumPy array of the same shape) or a new
- * array when out is NULL.  `stream` NULL = current stream; the copy is
- * complete on return when `blocking`. */
+ * array when out is NULL.  `stream` NULL = the current stream of a's
+ * device; the copy is complete on return when `blocking`. */
 PyObject *ga_transfer_to_numpy(ga_array *a, PyArrayObject *out, cudaStream_t stream, int blocking);
 /* Copy nbytes from device memory to host memory on `stream` and wait for
  * it (GIL released); `what` names the operation in the error.  For counts

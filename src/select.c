@@ -114,7 +114,7 @@ shrink_result(ga_array *out, npy_intp count)
     ga_array *exact = ga_array_empty(1, &count, out->descr, 0, out->device);
     if (exact == NULL)
         goto fail;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(exact->device);
     if (count)
         GA_CUDA_TRY(cudaMemcpyAsync(exact->data, out->data, (size_t)count * item,
                                     cudaMemcpyDeviceToDevice, stream));
@@ -214,7 +214,7 @@ select_true(ga_array *cond, ga_array *values, npy_intp limit)
 
     if ((values != NULL && same_device(cond, values) < 0) || ga_runtime_use_device(device) < 0)
         return NULL;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(device);
     if ((flags = truth_flags(cond)) == NULL)
         goto fail;
     if (values != NULL && (src = contiguous(values)) == NULL)
@@ -295,7 +295,7 @@ nonzero_coords(ga_array *a)
     int64_t shape[GA_KMAX_DIMS];
     for (int d = 0; d < a->ndim; ++d)
         shape[d] = a->shape[d];
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     if (dims[1] > 0)
         GA_LAUNCH_TRY(ga_launch_unravel((const int64_t *)flat->data, dims[1], a->ndim, shape,
                                         (int64_t *)coords->data, stream), stream);
@@ -321,7 +321,7 @@ masked_fill(ga_array *a, ga_array *mask, PyObject *value)
     const npy_intp *ops[2] = {a->strides, mask->strides};
     if (ga_plan_collapse(a->ndim, a->shape, 2, ops, &ks, kst) < 0)
         return -1;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     GA_LAUNCH_TRY(ga_launch_masked_fill(ga_array_itemsize(a), &ks, a->data, &kst[0],
                                         (const uint8_t *)mask->data, &kst[1], &v, stream),
                   stream);
@@ -465,6 +465,7 @@ static int
 plan_empty_axis(take_plan *p)
 {
     for (int k = 0; k < p->nidx; ++k)
+    cudaStream_t stream = ga_runtime_device_stream(device);
         if (p->view->shape[p->axis[k]] == 0 && ga_array_size(p->index[k]) > 0) {
             PyErr_SetString(PyExc_IndexError, "cannot do a non-empty take from an empty axes.");
             return -1;
@@ -477,7 +478,6 @@ plan_empty_axis(take_plan *p)
 static int
 plan_launch(take_plan *p, int direction, ga_take_args *args, char *other)
 {
-    cudaStream_t stream = ga_runtime_current_stream();
     int device = p->view->device, failed = 0, checking = args->mode == GA_TAKE_RAISE;
     int itemsize = ga_array_itemsize(p->view);
     int64_t *error = NULL, host[2];

@@ -182,7 +182,7 @@ py_sort(PyObject *self, PyObject *args)
     }
     if (ga_runtime_use_device(view->device) < 0)
         goto fail;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(view->device);
     if (argsort_segments(view, axis, &scratch, &scratch_bytes, stream) < 0)
         goto fail;
     axis_last(out, axis, shape, dstr);
@@ -204,7 +204,7 @@ py_sort(PyObject *self, PyObject *args)
     return (PyObject *)out;
 fail:
     if (scratch != NULL)
-        ga_pool_free(view->device, scratch, scratch_bytes, ga_runtime_current_stream());
+        ga_pool_free(view->device, scratch, scratch_bytes, ga_runtime_device_stream(view->device));
     Py_XDECREF(view);
     Py_XDECREF(out);
     return NULL;
@@ -353,7 +353,7 @@ py_quantile(PyObject *self, PyObject *args)
         goto done;
     if (ga_runtime_use_device(a->device) < 0)
         goto fail;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     memset(&qa, 0, sizeof(qa));
     qa.mode = mode;
     qa.method = method;
@@ -411,7 +411,7 @@ py_unique(PyObject *self, PyObject *args)
         return NULL;
     if ((flat = flattened(a)) == NULL)
         return NULL;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     npy_intp n = flat->shape[0];
     int device = a->device;
     if (n > 0) {
@@ -511,7 +511,7 @@ py_searchsorted(PyObject *self, PyObject *args)
     const npy_intp *ops[2] = {out->strides, v->strides};
     if (ga_plan_collapse(v->ndim, v->shape, 2, ops, &ks, kst) < 0)
         goto fail;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(v->device);
     GA_LAUNCH_TRY(ga_launch_searchsorted((ga_type)a->type, a->shape[0], a->data, a->strides[0],
                                          v->data, &ks, &kst[1], (int64_t *)out->data, right,
                                          direction, stream), stream);
@@ -562,7 +562,7 @@ py_bincount(PyObject *self, PyObject *args)
     if (w_obj != Py_None &&
         (w = ga_array_contiguous_as((ga_array *)w_obj, PyArray_DescrFromType(NPY_FLOAT64))) == NULL)
         goto fail;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(x->device);
     npy_intp n = x->shape[0], len = minlength;
     if (n > 0) {
         range = ga_pool_malloc(x->device, 16, stream, &failed);
@@ -595,7 +595,7 @@ py_bincount(PyObject *self, PyObject *args)
     return (PyObject *)out;
 fail:
     if (range != NULL)
-        ga_pool_free(x->device, range, 16, ga_runtime_current_stream());
+        ga_pool_free(x->device, range, 16, ga_runtime_device_stream(x->device));
     Py_XDECREF(x);
     Py_XDECREF(w);
     Py_XDECREF(out);
@@ -622,7 +622,7 @@ py_histogram_edges(PyObject *self, PyObject *args)
     }
     if (ga_runtime_use_device(a->device) < 0 || (src = ga_array_contiguous_as(a, NULL)) == NULL)
         return NULL;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     npy_intp ne = nbins + 1;
     int etype = is_float_type(a->type) ? a->descr->type_num : NPY_FLOAT64;
     edges = ga_array_empty(1, &ne, PyArray_DescrFromType(etype), 0, a->device);
@@ -673,7 +673,7 @@ py_histogram_counts(PyObject *self, PyObject *args)
     if (w_obj != Py_None &&
         (w = ga_array_contiguous_as((ga_array *)w_obj, PyArray_DescrFromType(NPY_FLOAT64))) == NULL)
         goto fail;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     npy_intp nbins = edges->shape[0] - 1;
     out = zeros_1d(nbins + 1, w ? NPY_FLOAT64 : NPY_INT64, a->device, stream);
     if (out == NULL)

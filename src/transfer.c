@@ -326,7 +326,7 @@ ga_transfer_from_numpy(PyArrayObject *host, PyArray_Descr *descr, int device)
     if (dev == NULL)
         goto fail;
     if (copy_h2d(dev->data, PyArray_DATA(src), (size_t)PyArray_NBYTES(src), device,
-                 ga_runtime_current_stream()) < 0)
+                 ga_runtime_device_stream(device)) < 0)
         goto fail;
     Py_CLEAR(src);
     if (descr != NULL && !PyArray_EquivTypes(descr, dev->descr)) {
@@ -425,7 +425,7 @@ ga_transfer_to_numpy(ga_array *a, PyArrayObject *out, cudaStream_t stream, int b
     cudaError_t err = cudaSuccess;
     int staged = 0, pinned = 0;
     if (stream == NULL)
-        stream = ga_runtime_current_stream();
+        stream = ga_runtime_device_stream(a->device);
 
     if (ga_runtime_use_device(a->device) < 0)
         return NULL;
