@@ -7,7 +7,8 @@ argwhere, compress, extract, take, take_along_axis, put, searchsorted,
 digitize, bincount, histogram, and one-argument where (through the
 "nonzero" helper).
 
-The work is the C core's (sort.c, select.c); this module parses arguments.
+The work is the C core's (sort.c, compact.c, take.c); this module parses
+arguments.
 
 Differences from NumPy, all to avoid synchronising with the host:
 

@@ -188,6 +188,30 @@ fail:
     return NULL;
 }
 
+/* Write `value` into `dst`: a device array, a scalar, or anything NumPy
+ * turns into an array (moved to the device first). */
+int
+ga_assign_value(ga_array *dst, PyObject *value)
+{
+    if (ga_array_check(value))
+        return ga_assign_array(dst, (ga_array *)value);
+    if (PyLong_Check(value) || PyFloat_Check(value) || PyComplex_Check(value) ||
+        PyBool_Check(value) || PyArray_IsScalar(value, Generic)) {
+        return ga_assign_scalar(dst, value);
+    }
+    if (!(dst->flags & GA_WRITEABLE)) {
+        PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
+        return -1;
+    }
+    Py_INCREF(dst->descr);
+    PyObject *src = ga_asarray(value, dst->descr, -1, 'K');
+    if (src == NULL)
+        return -1;
+    int rc = ga_assign_array(dst, (ga_array *)src);
+    Py_DECREF(src);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- Python */
 
 /* device=: None leaves the calling thread's current device; a

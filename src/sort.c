@@ -84,21 +84,6 @@ axis_last(ga_array *a, int axis, npy_intp *shape, npy_intp *strides)
     strides[j] = a->strides[axis];
 }
 
-/* A 1-d view or C-order copy of a's elements. */
-static ga_array *
-flattened(ga_array *a)
-{
-    ga_array *c = a;
-    if (a->flags & GA_C_CONTIGUOUS)
-        Py_INCREF(a);
-    else if ((c = ga_array_copy_as(a, NULL, 0)) == NULL)
-        return NULL;
-    npy_intp n = ga_array_size(c);
-    PyObject *flat = ga_array_reshape(c, 1, &n, 'C');
-    Py_DECREF(c);
-    return (ga_array *)flat;
-}
-
 /* Parse an axis argument: None -> *axis = -1 (whole array). */
 static int
 parse_axis(PyObject *obj, int ndim, int *axis)
@@ -163,7 +148,7 @@ py_sort(PyObject *self, PyObject *args)
         !is_orderable(a, arg ? "argsort" : "sort") || parse_axis(axis_obj, a->ndim, &axis) < 0)
         return NULL;
     if (axis < 0) {
-        if ((view = flattened(a)) == NULL)
+        if ((view = (ga_array *)ga_array_ravel(a, 'C', 0)) == NULL)
             return NULL;
         axis = 0;
     } else {
@@ -369,7 +354,7 @@ py_quantile(PyObject *self, PyObject *args)
         ga_array *view = a;
         int ax = axis;
         if (axis < 0) {
-            if ((view = flattened(a)) == NULL)
+            if ((view = (ga_array *)ga_array_ravel(a, 'C', 0)) == NULL)
                 goto fail;
             ax = 0;
         } else {
@@ -409,7 +394,7 @@ py_unique(PyObject *self, PyObject *args)
                           &want_counts, &equal_nan) ||
         !is_orderable(a, "unique") || ga_runtime_use_device(a->device) < 0)
         return NULL;
-    if ((flat = flattened(a)) == NULL)
+    if ((flat = (ga_array *)ga_array_ravel(a, 'C', 0)) == NULL)
         return NULL;
     cudaStream_t stream = ga_runtime_device_stream(a->device);
     npy_intp n = flat->shape[0];
@@ -427,7 +412,7 @@ py_unique(PyObject *self, PyObject *args)
         uint8_t *flags = (uint8_t *)sel;
         GA_LAUNCH_TRY(ga_launch_unique_flags((ga_type)flat->type, n, perm, flat->data, equal_nan,
                                              flags, stream), stream);
-        if (ga_select_flag_positions(device, n, flags, (int64_t *)(sel + fbytes), &ngroups,
+        if (ga_compact_flag_positions(device, n, flags, (int64_t *)(sel + fbytes), &ngroups,
                                      stream) < 0)
             goto fail;
     }
