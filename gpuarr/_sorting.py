@@ -8,7 +8,7 @@ digitize, bincount, histogram, and one-argument where (through the
 "nonzero" helper).
 
 The work is the C core's (sort.c, compact.c, take.c); this module parses
-arguments.
+arguments.  ndarray.sort and ndarray.argsort are C methods (sort.c).
 
 Differences from NumPy, all to avoid synchronising with the host:
 
@@ -651,15 +651,6 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
 
 # ------------------------------------------------------------ methods
 
-def _method_sort(self, axis=-1, kind=None, order=None, *, stable=None):
-    _no_order(order)
-    self[...] = sort(self, operator.index(axis))
-
-
-def _method_argsort(self, axis=-1, kind=None, order=None, *, stable=None):
-    return argsort(self, axis, kind, order)
-
-
 def _method_partition(self, kth, axis=-1, kind="introselect", order=None):
     self[...] = partition(self, kth, operator.index(axis), kind, order)
 
@@ -685,8 +676,6 @@ def _method_put(self, indices, values, mode="raise"):
 
 
 _core._register_helper("nonzero", nonzero)
-_core._register_helper("ndarray.sort", _method_sort)
-_core._register_helper("ndarray.argsort", _method_argsort)
 _core._register_helper("ndarray.partition", _method_partition)
 _core._register_helper("ndarray.argpartition", _method_argpartition)
 _core._register_helper("ndarray.searchsorted", _method_searchsorted)

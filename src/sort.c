@@ -32,6 +32,9 @@
 /* Whole-array quantiles cheaper by selection than by one sort. */
 #define SELECT_MAX_Q 4
 
+/* The default axis of the sort methods. */
+static PyObject *axis_minus_one = NULL;
+
 /* ------------------------------------------------------------ helpers ---- */
 
 static int
@@ -131,22 +134,17 @@ fail:
 
 /* ---------------------------------------------------------------- sort --- */
 
-/* _sort(a, axis, arg) -> sorted copy (arg false) or argsort (arg true)
- * along axis (None: the flattened array), stable. */
-static PyObject *
-py_sort(PyObject *self, PyObject *args)
+/* A sorted copy of `a` (arg false) or its argsort (arg true) along `axis`
+ * (-1: the flattened array), stable; `a` is orderable. */
+static ga_array *
+sort_along(ga_array *a, int axis, int arg)
 {
-    ga_array *a, *view = NULL, *out = NULL;
-    PyObject *axis_obj;
-    int arg, axis;
+    ga_array *view = NULL, *out = NULL;
     char *scratch = NULL;
     size_t scratch_bytes = 0;
     npy_intp shape[NPY_MAXDIMS], sstr[NPY_MAXDIMS], dstr[NPY_MAXDIMS];
     ga_kshape sks, dks;
     ga_kstrides skst, dkst;
-    if (!PyArg_ParseTuple(args, "O!Op", &GA_ArrayType, &a, &axis_obj, &arg) ||
-        !is_orderable(a, arg ? "argsort" : "sort") || parse_axis(axis_obj, a->ndim, &axis) < 0)
-        return NULL;
     if (axis < 0) {
         if ((view = (ga_array *)ga_array_ravel(a, 'C', 0)) == NULL)
             return NULL;
@@ -163,7 +161,7 @@ py_sort(PyObject *self, PyObject *args)
         if (out != NULL && view->ndim == 0 && ga_assign_array(out, view) < 0)
             Py_CLEAR(out);
         Py_DECREF(view);
-        return (PyObject *)out;
+        return out;
     }
     if (ga_runtime_use_device(view->device) < 0)
         goto fail;
@@ -186,13 +184,27 @@ py_sort(PyObject *self, PyObject *args)
     }
     ga_pool_free(view->device, scratch, scratch_bytes, stream);
     Py_DECREF(view);
-    return (PyObject *)out;
+    return out;
 fail:
     if (scratch != NULL)
         ga_pool_free(view->device, scratch, scratch_bytes, ga_runtime_device_stream(view->device));
     Py_XDECREF(view);
     Py_XDECREF(out);
     return NULL;
+}
+
+/* _sort(a, axis, arg) -> sorted copy (arg false) or argsort (arg true)
+ * along axis (None: the flattened array), stable. */
+static PyObject *
+py_sort(PyObject *self, PyObject *args)
+{
+    ga_array *a;
+    PyObject *axis_obj;
+    int arg, axis;
+    if (!PyArg_ParseTuple(args, "O!Op", &GA_ArrayType, &a, &axis_obj, &arg) ||
+        !is_orderable(a, arg ? "argsort" : "sort") || parse_axis(axis_obj, a->ndim, &axis) < 0)
+        return NULL;
+    return (PyObject *)sort_along(a, axis, arg);
 }
 
 /* ------------------------------------------------------------ quantiles -- */
@@ -707,16 +719,70 @@ py_sort_keys(PyObject *self, PyObject *args)
 
 /* --------------------------------------------------------------- methods */
 
+/* The arguments of ndarray.sort and ndarray.argsort (axis=-1, kind=None,
+ * order=None, *, stable=None), checked in NumPy's order: order (no fields
+ * here), then the array's dtype.  kind and stable are accepted and
+ * ignored: the sort is always stable.  0 / -1. */
+static int
+sort_method_args(ga_array *a, PyObject *args, PyObject *kwds, const char *fmt,
+                 PyObject **axis_obj)
+{
+    static char *kwlist[] = {"axis", "kind", "order", "stable", NULL};
+    PyObject *kind = Py_None, *order = Py_None, *stable = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, fmt, kwlist, axis_obj, &kind, &order, &stable))
+        return -1;
+    if (order != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "Cannot specify order when the array has no fields.");
+        return -1;
+    }
+    return is_orderable(a, "a") ? 0 : -1;
+}
+
+/* a.sort(): in place along an integer axis.  The sorted copy is written
+ * back: the gather that sorts cannot write over its own source. */
 PyObject *
 ga_array_sort(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return ga_forward_method("ndarray.sort", self, args, kwds);
+    ga_array *a = (ga_array *)self, *sorted;
+    PyObject *axis_obj = axis_minus_one, *index;
+    int axis;
+    if (sort_method_args(a, args, kwds, "|OOO$O:sort", &axis_obj) < 0)
+        return NULL;
+    /* operator.index's TypeError for None and other non-integers */
+    if ((index = PyNumber_Index(axis_obj)) == NULL)
+        return NULL;
+    int rc = ga_normalize_axis(index, a->ndim, &axis);
+    Py_DECREF(index);
+    if (rc < 0 || (sorted = sort_along(a, axis, 0)) == NULL)
+        return NULL;
+    rc = ga_assign_array(a, sorted);
+    Py_DECREF(sorted);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
 }
 
+/* a.argsort(): int64 indices along `axis` (None: the flattened array); a
+ * 0-d array is taken as 1-d, as NumPy's argsort does. */
 PyObject *
 ga_array_argsort(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return ga_forward_method("ndarray.argsort", self, args, kwds);
+    ga_array *a = (ga_array *)self;
+    PyObject *axis_obj = axis_minus_one, *r = NULL;
+    int axis;
+    if (sort_method_args(a, args, kwds, "|OOO$O:argsort", &axis_obj) < 0)
+        return NULL;
+    if (a->ndim == 0) {
+        npy_intp one = 1;
+        if ((a = (ga_array *)ga_array_reshape(a, 1, &one, 'C')) == NULL)
+            return NULL;
+    } else {
+        Py_INCREF(a);
+    }
+    if (parse_axis(axis_obj, a->ndim, &axis) == 0)
+        r = (PyObject *)sort_along(a, axis, 1);
+    Py_DECREF(a);
+    return r;
 }
 
 PyObject *
@@ -758,5 +824,7 @@ static PyMethodDef sort_functions[] = {
 int
 ga_sort_init(PyObject *m)
 {
+    if ((axis_minus_one = PyLong_FromLong(-1)) == NULL)
+        return -1;
     return PyModule_AddFunctions(m, sort_functions);
 }
