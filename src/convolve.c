@@ -858,5 +858,12 @@ static PyMethodDef convolve_functions[] = {
 int
 ga_convolve_init(PyObject *m)
 {
+    /* the edge modes, for the Python layer (gpuarr/_convolve.py) */
+    if (PyModule_AddIntMacro(m, GA_EXT_CONSTANT) < 0 ||
+        PyModule_AddIntMacro(m, GA_EXT_REFLECT) < 0 ||
+        PyModule_AddIntMacro(m, GA_EXT_MIRROR) < 0 ||
+        PyModule_AddIntMacro(m, GA_EXT_NEAREST) < 0 ||
+        PyModule_AddIntMacro(m, GA_EXT_WRAP) < 0)
+        return -1;
     return PyModule_AddFunctions(m, convolve_functions);
 }

@@ -827,5 +827,19 @@ static PyMethodDef measure_functions[] = {
 int
 ga_measure_init(PyObject *m)
 {
+    /* the slot maps and statistics, for the Python layer
+     * (gpuarr/scipy/_measurements.py) */
+    static const struct { const char *name; int value; } codes[] = {
+        {"GA_SLOT_ALL", GA_SLOT_ALL}, {"GA_SLOT_POSITIVE", GA_SLOT_POSITIVE},
+        {"GA_SLOT_RANGE", GA_SLOT_RANGE}, {"GA_SLOT_TABLE", GA_SLOT_TABLE},
+        {"MEASURE_MODE_INDEX", MEASURE_MODE_INDEX},
+        {"GA_MS_SUM", GA_MS_SUM}, {"GA_MS_COUNT", GA_MS_COUNT}, {"GA_MS_MEAN", GA_MS_MEAN},
+        {"GA_MS_VAR", GA_MS_VAR}, {"GA_MS_STD", GA_MS_STD}, {"GA_MS_COM", GA_MS_COM},
+        {"GA_MS_MIN", GA_MS_MIN}, {"GA_MS_MAX", GA_MS_MAX}, {"GA_MS_MINPOS", GA_MS_MINPOS},
+        {"GA_MS_MAXPOS", GA_MS_MAXPOS}, {"GA_MS_NSTATS", GA_MS_NSTATS},
+    };
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); ++i)
+        if (PyModule_AddIntConstant(m, codes[i].name, codes[i].value) < 0)
+            return -1;
     return PyModule_AddFunctions(m, measure_functions);
 }

@@ -824,6 +824,24 @@ static PyMethodDef sort_functions[] = {
 int
 ga_sort_init(PyObject *m)
 {
+    /* the quantile modes and methods, for the Python layer
+     * (gpuarr/_sorting.py) */
+    static const struct { const char *name; int value; } codes[] = {
+        {"GA_Q_MEDIAN", GA_Q_MEDIAN}, {"GA_Q_LINEAR_WEAK", GA_Q_LINEAR_WEAK},
+        {"GA_Q_LINEAR_STRONG", GA_Q_LINEAR_STRONG}, {"GA_Q_PICK", GA_Q_PICK},
+        {"GA_QM_LINEAR", GA_QM_LINEAR}, {"GA_QM_LOWER", GA_QM_LOWER},
+        {"GA_QM_HIGHER", GA_QM_HIGHER}, {"GA_QM_NEAREST", GA_QM_NEAREST},
+        {"GA_QM_MIDPOINT", GA_QM_MIDPOINT}, {"GA_QM_INVERTED_CDF", GA_QM_INVERTED_CDF},
+        {"GA_QM_AVERAGED_INVERTED_CDF", GA_QM_AVERAGED_INVERTED_CDF},
+        {"GA_QM_CLOSEST_OBSERVATION", GA_QM_CLOSEST_OBSERVATION},
+        {"GA_QM_INTERPOLATED_INVERTED_CDF", GA_QM_INTERPOLATED_INVERTED_CDF},
+        {"GA_QM_HAZEN", GA_QM_HAZEN}, {"GA_QM_WEIBULL", GA_QM_WEIBULL},
+        {"GA_QM_MEDIAN_UNBIASED", GA_QM_MEDIAN_UNBIASED},
+        {"GA_QM_NORMAL_UNBIASED", GA_QM_NORMAL_UNBIASED}, {"GA_QM_COUNT", GA_QM_COUNT},
+    };
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); ++i)
+        if (PyModule_AddIntConstant(m, codes[i].name, codes[i].value) < 0)
+            return -1;
     if ((axis_minus_one = PyLong_FromLong(-1)) == NULL)
         return -1;
     return PyModule_AddFunctions(m, sort_functions);

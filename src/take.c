@@ -458,5 +458,10 @@ static PyMethodDef take_functions[] = {
 int
 ga_take_init(PyObject *m)
 {
+    /* the modes of _take and _put, for the Python layer (gpuarr/_sorting.py) */
+    if (PyModule_AddIntMacro(m, GA_TAKE_RAISE) < 0 ||
+        PyModule_AddIntMacro(m, GA_TAKE_WRAP) < 0 ||
+        PyModule_AddIntMacro(m, GA_TAKE_CLIP) < 0)
+        return -1;
     return PyModule_AddFunctions(m, take_functions);
 }

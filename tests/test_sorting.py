@@ -187,6 +187,13 @@ def test_sort_edge_shapes(rng):
     np.testing.assert_array_equal(gp.sort(d0, axis=None).get(), np.sort(np.float32(3), axis=None))
 
 
+def test_quantile_methods_are_the_c_cores():
+    from gpuarr import _core, _sorting
+    # NumPy's method names are listed in Python, their codes come from C
+    assert sorted(_sorting._METHODS.values()) == list(range(_core.GA_QM_COUNT))
+    assert _sorting._METHODS["linear"] == _core.GA_QM_LINEAR
+
+
 @pytest.mark.gpu
 def test_sort_bad_arguments():
     d = gp.arange(10)
