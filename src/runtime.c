@@ -48,6 +48,9 @@
  * runtime may hand the same handle to the next stream made, which would
  * then get those blocks while the old stream's queued kernels still write
  * them (tools/probe_stream_reuse.py showed it; test_runtime tests it).
+ * Stream and Event still share this file with the devices: Event.record and
+ * Stream.record/wait_event reach into both structs, so giving each type its
+ * own file first needs their declarations shared (issue 23 left it undone).
  */
 #include "gpuarr.h"
 
