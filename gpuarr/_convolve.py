@@ -34,8 +34,10 @@ from ._core import ndarray, convolve, correlate
 
 __all__ = ["convolve", "correlate"]
 
-# ga_ext_mode codes (src/kernels/kernels.h).
-EXT_CONSTANT, EXT_REFLECT, EXT_MIRROR, EXT_NEAREST, EXT_WRAP = range(5)
+# ga_ext_mode codes (src/kernels/kernels.h), as the C core exports them.
+EXT_CONSTANT, EXT_REFLECT, EXT_MIRROR, EXT_NEAREST, EXT_WRAP = (
+    _core.GA_EXT_CONSTANT, _core.GA_EXT_REFLECT, _core.GA_EXT_MIRROR, _core.GA_EXT_NEAREST,
+    _core.GA_EXT_WRAP)
 
 
 class SciPyValueError(ValueError, RuntimeError):

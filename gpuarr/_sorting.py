@@ -7,7 +7,8 @@ argwhere, compress, extract, take, take_along_axis, put, searchsorted,
 digitize, bincount, histogram, and one-argument where (through the
 "nonzero" helper).
 
-The work is the C core's (sort.c, select.c); this module parses arguments.
+The work is the C core's (sort.c, compact.c, take.c); this module parses
+arguments.  ndarray.sort and ndarray.argsort are C methods (sort.c).
 
 Differences from NumPy, all to avoid synchronising with the host:
 
@@ -47,14 +48,19 @@ __all__ = ["sort", "argsort", "partition", "argpartition", "unique", "unique_all
            "argwhere", "compress", "extract", "take", "take_along_axis", "put", "searchsorted",
            "digitize", "bincount", "histogram"]
 
-# Quantile modes of the C core (kernels.h GA_Q_*) and NumPy's methods in
-# the order of its GA_QM_* codes; the picking ones return an element.
-_MEDIAN, _WEAK, _STRONG, _PICK = 0, 1, 2, 3
-_METHODS = ("linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf",
-            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf", "hazen",
-            "weibull", "median_unbiased", "normal_unbiased")
-_PICKING = {"lower", "higher", "nearest", "inverted_cdf", "closest_observation"}
-_TAKE_MODES = {"raise": 0, "wrap": 1, "clip": 2}
+# Quantile modes of the C core (kernels.h GA_Q_*) and NumPy's methods with
+# their GA_QM_* codes, as the C core exports them; the picking ones return
+# an element.
+_MEDIAN, _WEAK, _STRONG, _PICK = (_core.GA_Q_MEDIAN, _core.GA_Q_LINEAR_WEAK,
+                                  _core.GA_Q_LINEAR_STRONG, _core.GA_Q_PICK)
+_METHODS = {name: getattr(_core, "GA_QM_" + name.upper()) for name in (
+    "linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf", "averaged_inverted_cdf",
+    "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+    "normal_unbiased")}
+_PICKING = {_METHODS[name] for name in ("lower", "higher", "nearest", "inverted_cdf",
+                                        "closest_observation")}
+_TAKE_MODES = {"raise": _core.GA_TAKE_RAISE, "wrap": _core.GA_TAKE_WRAP,
+               "clip": _core.GA_TAKE_CLIP}
 
 
 def _no_order(order):
@@ -264,12 +270,12 @@ def _check_method(method, weights, interpolation):
                       "which has additional options.", DeprecationWarning, stacklevel=4)
         method = interpolation
     if method not in _METHODS:
-        raise ValueError(f"{method!r} is not a valid method. Use one of: {_METHODS}")
+        raise ValueError(f"{method!r} is not a valid method. Use one of: {tuple(_METHODS)}")
     if weights is not None:
         if method != "inverted_cdf":
             raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
         raise NotImplementedError("gpuarr quantiles do not support weights")
-    return _METHODS.index(method)
+    return _METHODS[method]
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -294,7 +300,7 @@ def _percentile_like(a, q, axis, out, keepdims, method, weights, interpolation, 
     # float64; other q dtypes give result_type(a, q), computed in float64.
     # The picking methods return elements, in a's dtype.
     want = None
-    if _METHODS[code] in _PICKING:
+    if code in _PICKING:
         mode = _PICK
     elif qtype is None or (a.dtype.kind == "f" and qtype == a.dtype):
         mode = _WEAK
@@ -650,15 +656,6 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
 
 # ------------------------------------------------------------ methods
 
-def _method_sort(self, axis=-1, kind=None, order=None, *, stable=None):
-    _no_order(order)
-    self[...] = sort(self, operator.index(axis))
-
-
-def _method_argsort(self, axis=-1, kind=None, order=None, *, stable=None):
-    return argsort(self, axis, kind, order)
-
-
 def _method_partition(self, kth, axis=-1, kind="introselect", order=None):
     self[...] = partition(self, kth, operator.index(axis), kind, order)
 
@@ -684,8 +681,6 @@ def _method_put(self, indices, values, mode="raise"):
 
 
 _core._register_helper("nonzero", nonzero)
-_core._register_helper("ndarray.sort", _method_sort)
-_core._register_helper("ndarray.argsort", _method_argsort)
 _core._register_helper("ndarray.partition", _method_partition)
 _core._register_helper("ndarray.argpartition", _method_argpartition)
 _core._register_helper("ndarray.searchsorted", _method_searchsorted)

@@ -243,7 +243,7 @@ ga_array_empty_in(int ndim, const npy_intp *shape, PyArray_Descr *descr, int for
         a->strides[i] = stride;
         stride *= shape[i] ? shape[i] : 1;
     }
-    a->alloc_stream = ga_runtime_current_stream();
+    a->alloc_stream = ga_runtime_device_stream(device);
     a->alloc_kind = memory;
     if (memory == GA_MEM_DEVICE)
         a->alloc = ga_pool_malloc(device, (size_t)nbytes, a->alloc_stream, &failed);
@@ -279,6 +279,15 @@ ga_array_view(PyObject *base, char *data, int ndim, const npy_intp *shape,
     a->flags = writeable ? GA_WRITEABLE : 0;
     ga_array_update_flags(a);
     return a;
+}
+
+PyObject *
+ga_array_view_of(ga_array *a, int ndim, const npy_intp *shape, const npy_intp *strides,
+                 int writeable)
+{
+    Py_INCREF(a->descr);
+    return (PyObject *)ga_array_view((PyObject *)a, a->data, ndim, shape, strides, a->descr,
+                                     a->device, writeable && (a->flags & GA_WRITEABLE));
 }
 
 static void
@@ -429,42 +438,6 @@ array_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)ga_array_view(memptr, (char *)ptr, ndim, dims, strides, descr, device, 1);
 }
 
-static Py_ssize_t
-array_length(ga_array *self)
-{
-    if (self->ndim == 0) {
-        PyErr_SetString(PyExc_TypeError, "len() of unsized object");
-        return -1;
-    }
-    return self->shape[0];
-}
-
-/* repr/str: the values as NumPy prints them (one synchronising copy to the
- * host); the device is named when it is not device 0. */
-static PyObject *
-array_repr_impl(ga_array *self, int repr)
-{
-    PyObject *host = ga_transfer_to_numpy(self, NULL, NULL, 1);
-    if (host == NULL)
-        return NULL;
-    PyObject *text = repr ? PyObject_Repr(host) : PyObject_Str(host);
-    Py_DECREF(host);
-    if (text == NULL || !repr || self->device == 0)
-        return text;
-    /* "array([...], dtype=...)" -> "array([...], dtype=..., device=N)" */
-    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
-    PyObject *head = PyUnicode_Substring(text, 0, len - 1);
-    Py_DECREF(text);
-    if (head == NULL)
-        return NULL;
-    PyObject *out = PyUnicode_FromFormat("%U, device=%d)", head, self->device);
-    Py_DECREF(head);
-    return out;
-}
-
-static PyObject *array_repr(ga_array *self) { return array_repr_impl(self, 1); }
-static PyObject *array_str(ga_array *self) { return array_repr_impl(self, 0); }
-
 static PyObject *
 array_iter(ga_array *self)
 {
@@ -554,7 +527,7 @@ array_contains(PyObject *self, PyObject *value)
 }
 
 static PySequenceMethods array_as_sequence = {
-    .sq_length = (lenfunc)array_length,
+    .sq_length = (lenfunc)ga_array_length,
     .sq_item = (ssizeargfunc)ga_array_item,
     .sq_contains = array_contains,
 };
@@ -564,8 +537,8 @@ PyTypeObject GA_ArrayType = {
     .tp_name = "gpuarr.ndarray",
     .tp_basicsize = sizeof(ga_array),
     .tp_dealloc = (destructor)array_dealloc,
-    .tp_repr = (reprfunc)array_repr,
-    .tp_str = (reprfunc)array_str,
+    .tp_repr = (reprfunc)ga_array_repr,
+    .tp_str = (reprfunc)ga_array_str,
     .tp_as_number = &ga_array_as_number,
     .tp_as_sequence = &array_as_sequence,
     .tp_as_mapping = &ga_array_as_mapping,

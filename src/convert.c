@@ -28,7 +28,7 @@ ga_assign_array(ga_array *dst, ga_array *src)
     ga_kshape ks;
     ga_kstrides kst[2];
     ga_array *tmp = NULL;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(dst->device);
 
     if (!(dst->flags & GA_WRITEABLE)) {
         PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
@@ -83,7 +83,7 @@ ga_fill_bytes(ga_array *dst, const ga_kscalar *value)
 {
     ga_kshape ks;
     ga_kstrides kst;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(dst->device);
     npy_intp n = ga_array_size(dst);
     if (n == 0)
         return 0;

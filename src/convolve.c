@@ -267,7 +267,7 @@ sep_wanted(const conv_plan *plan, int type)
 static int
 launch_plan(const conv_plan *plan, int type, const ga_array *x, const ga_array *w, ga_array *out)
 {
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(out->device);
     ga_array *fac = NULL;
     if (sep_wanted(plan, type)) {
         /* flag, u, v: written and read on the device only */
@@ -723,7 +723,7 @@ py_rank_filter(PyObject *self, PyObject *args, PyObject *kwds)
         if ((res = ga_array_empty(x->ndim, x->shape, x->descr, 0, out->device)) == NULL)
             goto done;
     }
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(out->device);
     GA_LAUNCH_TRY(ga_launch_rank_filter(ga_array_itemsize(x), &p, xc->data,
                                         (const int64_t *)taps->data, res->data, stream), stream);
     if (res != out && ga_assign_array(out, res) < 0)
@@ -858,5 +858,12 @@ static PyMethodDef convolve_functions[] = {
 int
 ga_convolve_init(PyObject *m)
 {
+    /* the edge modes, for the Python layer (gpuarr/_convolve.py) */
+    if (PyModule_AddIntMacro(m, GA_EXT_CONSTANT) < 0 ||
+        PyModule_AddIntMacro(m, GA_EXT_REFLECT) < 0 ||
+        PyModule_AddIntMacro(m, GA_EXT_MIRROR) < 0 ||
+        PyModule_AddIntMacro(m, GA_EXT_NEAREST) < 0 ||
+        PyModule_AddIntMacro(m, GA_EXT_WRAP) < 0)
+        return -1;
     return PyModule_AddFunctions(m, convolve_functions);
 }

@@ -49,7 +49,7 @@ to_current_device(ga_array *a)
          * stream only: make it wait for the source device's queued work
          * (the writes of `a`), and make that device's later work (which may
          * reuse a's memory once it is freed) wait for the copy. */
-        cudaStream_t s_dst = ga_runtime_current_stream();
+        cudaStream_t s_dst = ga_runtime_device_stream(dev);
         cudaStream_t s_src = ga_runtime_device_stream(a->device);
         if (ga_runtime_stream_after(dev, s_dst, a->device, s_src) < 0)
             goto fail;
@@ -186,6 +186,30 @@ fail:
     Py_XDECREF(descr);
     Py_XDECREF(a);
     return NULL;
+}
+
+/* Write `value` into `dst`: a device array, a scalar, or anything NumPy
+ * turns into an array (moved to the device first). */
+int
+ga_assign_value(ga_array *dst, PyObject *value)
+{
+    if (ga_array_check(value))
+        return ga_assign_array(dst, (ga_array *)value);
+    if (PyLong_Check(value) || PyFloat_Check(value) || PyComplex_Check(value) ||
+        PyBool_Check(value) || PyArray_IsScalar(value, Generic)) {
+        return ga_assign_scalar(dst, value);
+    }
+    if (!(dst->flags & GA_WRITEABLE)) {
+        PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
+        return -1;
+    }
+    Py_INCREF(dst->descr);
+    PyObject *src = ga_asarray(value, dst->descr, -1, 'K');
+    if (src == NULL)
+        return -1;
+    int rc = ga_assign_array(dst, (ga_array *)src);
+    Py_DECREF(src);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- Python */
@@ -471,7 +495,7 @@ py_sequence(PyObject *self, PyObject *args)
     ga_array *a = ga_array_empty(1, dims, descr, 0, ga_runtime_current_device());
     if (a == NULL)
         return NULL;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     GA_LAUNCH_TRY(ga_launch_sequence((ga_type)a->type, mode, dims[0], a->data, &s0, &d0,
                                      stop != Py_None, &st, stream), stream);
     return (PyObject *)a;

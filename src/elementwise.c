@@ -20,7 +20,7 @@
  *    Operands that are all contiguous with the output's shape run the
  *    contiguous kernel; otherwise dimensions are collapsed for the strided
  *    one.
- * 4. Launch on the current stream.
+ * 4. Launch on the current stream of the arrays' device.
  *
  * An out= that overlaps an input with a different layout, or needs another
  * dtype than the loop's, receives the result through a temporary.
@@ -569,7 +569,7 @@ ew_execute(const char *fname, operand *ops, int nin, const int *in_codes, int lo
         goto fail_descr;
     if (ga_runtime_use_device(device) < 0)
         goto fail_descr;
-    stream = ga_runtime_device_stream(device);  /* the arrays' device's current stream */
+    stream = ga_runtime_device_stream(device);
 
     /* Inputs in the loop's dtype; scalars as kernel arguments. */
     memset(&args, 0, sizeof(args));

@@ -175,6 +175,23 @@ ga_err_host_array(const char *fname, const char *what)
     return NULL;
 }
 
+PyObject *
+ga_err_index_bounds(long long index, int axis, npy_intp size)
+{
+    PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for axis %d with size %zd", index,
+                 axis, size);
+    return NULL;
+}
+
+int
+ga_check_same_device(int a, int b)
+{
+    if (a == b)
+        return 0;
+    PyErr_Format(PyExc_ValueError, "arrays are on different devices (%d and %d)", a, b);
+    return -1;
+}
+
 /* _host_array_error(what, fname=None) -> the TypeError (not raised) that
  * ga_err_host_array raises, for the Python layer to raise. */
 static PyObject *

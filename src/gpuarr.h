@@ -44,6 +44,13 @@ void ga_err_unraisable(cudaError_t err, const char *what);
  * _core._host_array_error.  Returns NULL for convenience. */
 PyObject *ga_err_host_array(const char *fname, const char *what);
 
+/* IndexError "index <index> is out of bounds for axis <axis> with size
+ * <size>", NumPy's words.  Returns NULL for convenience. */
+PyObject *ga_err_index_bounds(long long index, int axis, npy_intp size);
+/* 0 when two arrays' devices are the same, else -1 with ValueError naming
+ * both. */
+int ga_check_same_device(int a, int b);
+
 /* Check a CUDA call; on failure raise and jump to `fail:`. */
 #define GA_CUDA_TRY(call)                                                      \
     do {                                                                       \
@@ -72,19 +79,21 @@ int ga_runtime_use_device(int device);
 /* The calling thread's current device (no CUDA call; 0 by default). */
 int ga_runtime_current_device(void);
 
-/* The calling thread's current stream (the legacy default stream unless a
- * Stream is entered). */
-cudaStream_t ga_runtime_current_stream(void);
-void ga_runtime_set_current_stream(cudaStream_t stream);
+void ga_runtime_set_current_device(int device);
+
+/* The calling thread's current stream of `device` (streams are per device,
+ * as in CuPy; NULL, the legacy default stream, unless a Stream is entered):
+ * the one way to pick the stream for work on `device`, whichever device is
+ * current.  No CUDA call. */
+cudaStream_t ga_runtime_device_stream(int device);
+/* Make `stream` the calling thread's current stream of `device` (the
+ * caller restores the previous one). */
+void ga_runtime_set_device_stream(int device, cudaStream_t stream);
 /* Make `stream` of `device` wait for the work queued so far on `producer`
  * of `producer_device` (an event recorded there; no host wait).  The CUDA
  * device is left at `device`.  0 / -1. */
 int ga_runtime_stream_after(int device, cudaStream_t stream, int producer_device,
                             cudaStream_t producer);
-/* The calling thread's current stream of `device` (streams are per device,
- * as in CuPy; NULL, the legacy default stream, unless a Stream is entered). */
-cudaStream_t ga_runtime_device_stream(int device);
-void ga_runtime_set_current_device(int device);
 
 /* A `stream=` argument: None (the calling thread's current stream of the
  * current device), a gpuarr Stream, or any object with __cuda_stream__.
@@ -207,6 +216,10 @@ PyObject *ga_helper(const char *name);
  * the methods, ufunc methods and NumPy protocols written in Python. */
 PyObject *ga_forward_method(const char *helper, PyObject *self, PyObject *args,
                             PyObject *kwds);
+/* A view of a's memory from its first element with another shape and
+ * strides, a's dtype and device (writeable only when a is). */
+PyObject *ga_array_view_of(ga_array *a, int ndim, const npy_intp *shape,
+                           const npy_intp *strides, int writeable);
 /* Byte range [lo, hi) touched by an array's elements (lo == hi when empty). */
 void ga_array_extent(const ga_array *a, char **lo, char **hi);
 /* Whether the byte ranges of a and b intersect (never for an empty array):
@@ -214,14 +227,6 @@ void ga_array_extent(const ga_array *a, char **lo, char **hi);
 int ga_array_overlaps(const ga_array *a, const ga_array *b);
 /* Recompute the contiguity flags from shape and strides. */
 void ga_array_update_flags(ga_array *a);
-
-/* ======================== methods.c ====================================== */
-
-/* Normalise an axis argument for `ndim` dims (numpy AxisError when out of
- * range).  0 / -1. */
-int ga_normalize_axis(PyObject *obj, int ndim, int *axis);
-/* a reshaped to dims (-1 allowed) in order 'C'/'F': a view when possible. */
-PyObject *ga_array_reshape(ga_array *a, int nd, npy_intp *dims, char order);
 
 /* ======================== plan.c ========================================= */
 
@@ -250,7 +255,8 @@ int ga_plan_intp_seq(PyObject *seq, npy_intp *out, int max, const char *what);
 /* ======================== convert.c ====================================== */
 
 /* dst[...] = src[...], broadcasting src to dst's shape and converting its
- * dtype (NumPy 'unsafe' casting) on the current stream.  0 / -1. */
+ * dtype (NumPy 'unsafe' casting) on the current stream of dst's device.
+ * 0 / -1. */
 int ga_assign_array(ga_array *dst, ga_array *src);
 /* dst[...] = raw element bytes in dst's dtype. 0 / -1. */
 int ga_fill_bytes(ga_array *dst, const ga_kscalar *value);
@@ -260,20 +266,34 @@ int ga_assign_scalar(ga_array *dst, PyObject *value);
  * values. */
 ga_array *ga_array_copy_as(ga_array *a, PyArray_Descr *descr, int fortran);
 
+/* ======================== shape.c ======================================== */
+
+/* Normalise an axis argument for `ndim` dims (numpy AxisError when out of
+ * range).  0 / -1. */
+int ga_normalize_axis(PyObject *obj, int ndim, int *axis);
+/* a reshaped to dims (-1 allowed) in order 'C'/'F': a view when possible. */
+PyObject *ga_array_reshape(ga_array *a, int nd, npy_intp *dims, char order);
+/* a as one contiguous dimension in order 'C', 'F', 'A' or 'K' (NumPy's
+ * ravel; flatten when copy): a view when a already is in that order. */
+PyObject *ga_array_ravel(ga_array *a, char order, int copy);
+
 /* ======================== transfer.c ===================================== */
 
 /* Host -> device: a new device array from any NumPy array (any strides and
  * byte order), converted to `descr` when given (stolen; may be NULL). */
 ga_array *ga_transfer_from_numpy(PyArrayObject *host, PyArray_Descr *descr, int device);
 /* Device -> host: into `out` (a NumPy array of the same shape) or a new
- * array when out is NULL.  `stream` NULL = current stream; the copy is
- * complete on return when `blocking`. */
+ * array when out is NULL.  `stream` NULL = the current stream of a's
+ * device; the copy is complete on return when `blocking`. */
 PyObject *ga_transfer_to_numpy(ga_array *a, PyArrayObject *out, cudaStream_t stream, int blocking);
 /* Copy nbytes from device memory to host memory on `stream` and wait for
  * it (GIL released); `what` names the operation in the error.  For counts
  * and other small results read back by an operation.  0 / -1. */
 int ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream,
                   const char *what);
+/* The element of a size-1 array as a NumPy scalar (one synchronising
+ * copy); `what` names the conversion for the error on other sizes. */
+PyObject *ga_array_scalar(ga_array *a, const char *what);
 
 /* ======================== ctors.c ======================================== */
 
@@ -294,19 +314,26 @@ ga_array *ga_array_contiguous_as(ga_array *a, PyArray_Descr *descr);
  * sequences are converted, NumPy arrays are refused (ga_err_host_array).
  * New reference, or NULL. */
 ga_array *ga_device_arg(PyObject *obj, const char *fname, const char *argname);
+/* dst[...] = value: a device array, a scalar or any host array-like (moved
+ * to the device first).  0 / -1. */
+int ga_assign_value(ga_array *dst, PyObject *value);
 
 /* ======================== mapping.c ====================================== */
 
-/* a[i] along the first axis (a view, or a 0-d array for 1-d input). */
+/* len(a) and a[i] along the first axis (a view, or a 0-d array for 1-d
+ * input): the mapping slots, and the sequence slots of arrayobject.c. */
+Py_ssize_t ga_array_length(ga_array *a);
 PyObject *ga_array_item(ga_array *a, Py_ssize_t i);
-/* dst[...] = value: a device array, a scalar or any host array-like. */
-int ga_assign_value(ga_array *dst, PyObject *value);
+
+/* ======================== methods.c ====================================== */
+
+/* tp_repr and tp_str of ndarray: the values as NumPy prints them (one
+ * synchronising copy), the device named when it is not device 0. */
+PyObject *ga_array_repr(ga_array *self);
+PyObject *ga_array_str(ga_array *self);
 
 /* ======================== number.c ======================================= */
 
-/* The element of a size-1 array as a NumPy scalar (one synchronising
- * copy); `what` names the conversion for the error on other sizes. */
-PyObject *ga_array_scalar(ga_array *a, const char *what);
 /* tp_richcompare of ndarray. */
 PyObject *ga_array_richcompare(PyObject *a, PyObject *b, int op);
 
@@ -378,21 +405,55 @@ PyObject *ga_array_cumprod(PyObject *self, PyObject *args, PyObject *kwds);
  * out (may be NULL) as dtype (may be NULL): the @ operator and gp.matmul. */
 PyObject *ga_matmul(PyObject *x1, PyObject *x2, PyObject *out, PyArray_Descr *dtype);
 
-/* ======================== select.c ======================================= */
+/* ======================== compact.c ====================================== */
 
-/* Whether an index goes to advanced indexing: device arrays other than
- * 0-d integers (which are basic), NumPy arrays, lists, bools. */
-int ga_index_is_advanced(PyObject *index);
 /* The int64 positions of the nonzero flags[0..n) into dst (room for n) and
  * their number into *count: one compaction, one synchronisation.  0 / -1. */
-int ga_select_flag_positions(int device, int64_t n, const uint8_t *flags, int64_t *dst,
-                             int64_t *count, cudaStream_t stream);
-/* a[index] and a[index] = value for an advanced index, NumPy's rules. */
-PyObject *ga_advindex_get(ga_array *a, PyObject *index);
-int ga_advindex_set(ga_array *a, PyObject *index, PyObject *value);
-/* ndarray methods of select.c (listed in methods.c). */
+int ga_compact_flag_positions(int device, int64_t n, const uint8_t *flags, int64_t *dst,
+                              int64_t *count, cudaStream_t stream);
+/* The elements of `values` (C order) where `cond` is true, or with values
+ * NULL the int64 positions of cond's true elements, over the first
+ * min(cond.size, limit) elements of cond; IndexError for a true element at
+ * or past `limit` (numpy.compress).  A new 1-d array, or NULL. */
+ga_array *ga_compact_true(ga_array *cond, ga_array *values, npy_intp limit);
+/* The coordinates of a's true elements: an (ndim, count) int64 array. */
+ga_array *ga_compact_nonzero(ga_array *a);
+/* ndarray methods of compact.c (listed in methods.c). */
 PyObject *ga_array_compress(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_nonzero(PyObject *self, PyObject *unused);
+
+/* ======================== take.c ========================================= */
+
+/* An indexing plan: a view whose axes axis[k] are indexed by int64 arrays
+ * index[k] (device, strong references), the broadcast shape of the
+ * indices going `insert` dims into the view's other dims. */
+typedef struct {
+    ga_array *view;
+    int nidx;
+    int axis[GA_TAKE_MAX];
+    int orig_axis[GA_TAKE_MAX];   /* the axis as numbered in the user's array */
+    ga_array *index[GA_TAKE_MAX];
+    int unchecked;                /* some device index still needs checking */
+    int insert;
+    int mode;                     /* GA_TAKE_RAISE, _WRAP or _CLIP */
+    int rdim;
+    npy_intp rshape[NPY_MAXDIMS];
+    npy_intp base_strides[NPY_MAXDIMS];
+    npy_intp index_strides[GA_TAKE_MAX][NPY_MAXDIMS];
+} ga_take_plan;
+/* Release the plan's references (it may be reused after). */
+void ga_take_plan_clear(ga_take_plan *p);
+/* Add an index array for axis `axis` of p->view (`orig_axis` as the user
+ * numbers it, for messages): a device integer array or anything NumPy
+ * turns into one; `checked`: a device array known to be in range.  0 / -1. */
+int ga_take_plan_add_index(ga_take_plan *p, PyObject *obj, int axis, int orig_axis,
+                           int checked);
+/* result[r] = view[r, indices] as a new C-contiguous array, and
+ * view[r, indices] = value (broadcast, converted); IndexError for an index
+ * out of range (a device index is checked with one synchronisation). */
+ga_array *ga_take_gather(ga_take_plan *p);
+int ga_take_scatter(ga_take_plan *p, PyObject *value);
+/* ndarray methods of take.c (listed in methods.c). */
 PyObject *ga_array_take(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_put(PyObject *self, PyObject *args, PyObject *kwds);
 
@@ -427,6 +488,7 @@ int ga_mempool_init(PyObject *m);
 int ga_dtype_init(PyObject *m);
 int ga_arrayobject_init(PyObject *m);
 int ga_plan_init(PyObject *m);
+int ga_shape_init(PyObject *m);
 int ga_convert_init(PyObject *m);
 int ga_transfer_init(PyObject *m);
 int ga_ctors_init(PyObject *m);
@@ -436,7 +498,8 @@ int ga_random_init(PyObject *m);
 int ga_benchmark_init(PyObject *m);
 int ga_elementwise_init(PyObject *m);
 int ga_interop_init(PyObject *m);
-int ga_select_init(PyObject *m);
+int ga_compact_init(PyObject *m);
+int ga_take_init(PyObject *m);
 int ga_sort_init(PyObject *m);
 int ga_label_init(PyObject *m);
 int ga_measure_init(PyObject *m);

@@ -20,12 +20,12 @@
  */
 #include "gpuarr.h"
 
-/* The stream value the interface advertises for our current stream:
- * 1 for the legacy default stream, else the handle. */
+/* The stream value the interface advertises for the current stream of
+ * `device`: 1 for the legacy default stream, else the handle. */
 static PyObject *
-stream_value(void)
+stream_value(int device)
 {
-    cudaStream_t s = ga_runtime_current_stream();
+    cudaStream_t s = ga_runtime_device_stream(device);
     return s == 0 ? PyLong_FromLong(1) : PyLong_FromVoidPtr(s);
 }
 
@@ -46,7 +46,7 @@ ga_array_cai_get(ga_array *a, void *closure)
     npy_intp size = ga_array_size(a);
     data = Py_BuildValue("(NO)", PyLong_FromVoidPtr(size ? a->data : NULL),
                          (a->flags & GA_WRITEABLE) ? Py_False : Py_True);
-    stream = stream_value();
+    stream = stream_value(a->device);
     if (strides && typestr && data && stream)
         r = Py_BuildValue("{s:O,s:O,s:O,s:O,s:i,s:O}", "shape", shape, "typestr", typestr,
                           "data", data, "strides", strides, "version", 3, "stream", stream);
@@ -58,9 +58,10 @@ ga_array_cai_get(ga_array *a, void *closure)
     return r;
 }
 
-/* Order the current stream after the producer's `stream` entry. */
+/* Order the current stream of `device` after the producer's `stream`
+ * entry. */
 static int
-wait_for_producer(PyObject *stream_obj)
+wait_for_producer(int device, PyObject *stream_obj)
 {
     if (stream_obj == NULL || stream_obj == Py_None)
         return 0;
@@ -74,11 +75,10 @@ wait_for_producer(PyObject *stream_obj)
     }
     cudaStream_t producer = v == 1 ? (cudaStream_t)0 : v == 2 ? cudaStreamPerThread
                                                            : (cudaStream_t)(intptr_t)v;
-    cudaStream_t current = ga_runtime_current_stream();
+    cudaStream_t current = ga_runtime_device_stream(device);
     if (producer == current)
         return 0;
-    int dev = ga_runtime_current_device();
-    return ga_runtime_stream_after(dev, current, dev, producer);
+    return ga_runtime_stream_after(device, current, device, producer);
 }
 
 /* A view over an object exporting __cuda_array_interface__; -2 when `obj`
@@ -142,7 +142,8 @@ ga_try_from_cai(PyObject *obj, PyObject **out)
         device = attr.device;
     else
         (void)cudaGetLastError();
-    if (ga_runtime_use_device(device) < 0 || wait_for_producer(PyDict_GetItemString(cai, "stream")) < 0)
+    if (ga_runtime_use_device(device) < 0 ||
+        wait_for_producer(device, PyDict_GetItemString(cai, "stream")) < 0)
         goto fail;
     *out = (PyObject *)ga_array_view(obj, (char *)ptr, nd, shape, strides, descr, device, !readonly);
     Py_DECREF(cai);
@@ -433,7 +434,7 @@ ga_array_dlpack(PyObject *self_obj, PyObject *args, PyObject *kwds)
         if (v != -1) {
             cudaStream_t consumer = v == 1 || v == 0 ? (cudaStream_t)0
                                     : v == 2 ? cudaStreamPerThread : (cudaStream_t)(intptr_t)v;
-            cudaStream_t ours = ga_runtime_current_stream();
+            cudaStream_t ours = ga_runtime_device_stream(src->device);
             if (consumer != ours) {
                 cudaEvent_t ev;
                 if (ga_runtime_use_device(src->device) < 0)
@@ -564,7 +565,7 @@ py_from_dlpack(PyObject *mod, PyObject *x)
     }
     if (ga_runtime_use_device(id) < 0)
         return NULL;
-    cudaStream_t cur = ga_runtime_current_stream();
+    cudaStream_t cur = ga_runtime_device_stream(id);
     meth = PyObject_GetAttrString(x, "__dlpack__");
     empty = PyTuple_New(0);
     kw = Py_BuildValue("{s:N,s:(ii)}", "stream",

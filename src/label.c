@@ -117,7 +117,7 @@ py_label(PyObject *self, PyObject *args)
     size_t scratch_bytes = 0;
     int64_t count = -1;
     int failed = 0;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream;
     ga_label_args la;
 
     if (!PyArg_ParseTuple(args, "O!IO", &GA_ArrayType, &input, &neighbours, &output))
@@ -129,6 +129,7 @@ py_label(PyObject *self, PyObject *args)
     }
     if (ga_runtime_use_device(input->device) < 0)
         return NULL;
+    stream = ga_runtime_device_stream(input->device);
     int wide = n >= ((npy_intp)1 << 31) - 2;
     out = label_output(output, input, wide);
     if (out == NULL)

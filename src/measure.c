@@ -99,7 +99,7 @@ measure_index_table(ga_array *index, int float_keys, ga_array **table, ga_array 
     ga_array *conv = NULL;
     void *scratch = NULL;
     size_t scratch_bytes = 0;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(index->device);
     *table = *inverse = NULL;
     npy_intp m = ga_array_size(index);
     if ((conv = measure_index_keys(index, float_keys)) == NULL)
@@ -289,7 +289,7 @@ measure_launch(measure_ops *m, unsigned long what, ga_array **outs)
     void *scratch = NULL;
     size_t scratch_bytes = 0;
     int device = m->values->device;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(device);
     for (int k = 0; k < GA_MS_NSTATS; ++k) {
         outs[k] = NULL;
         if (!(what & (1ul << k)))
@@ -431,9 +431,9 @@ py_measure_com(PyObject *self, PyObject *args)
     size_t nbytes = 0;
     int queued = 0;
     cudaError_t err;
-    cudaStream_t stream = ga_runtime_current_stream();
     if (measure_ops_parse(args, 1, 1, 1, &m, &unused) < 0)
         return NULL;
+    cudaStream_t stream = ga_runtime_device_stream(m.values->device);
     if (measure_launch(&m, 1ul << GA_MS_COM, outs) < 0)
         goto fail;
     npy_intp n = m.a.nout, d = m.a.ndim;
@@ -486,8 +486,8 @@ fail:
 static int
 measure_group(measure_ops *m, int by_value, ga_array **pos, ga_array **offsets)
 {
-    cudaStream_t stream = ga_runtime_current_stream();
     int device = m->values->device;
+    cudaStream_t stream = ga_runtime_device_stream(device);
     size_t scratch_bytes = ga_measure_group_scratch_bytes(m->a.n);
     void *scratch = NULL;
     *pos = measure_new(1, m->a.n, 0, NPY_INT64, device);
@@ -516,9 +516,9 @@ py_measure_median(PyObject *self, PyObject *args)
     measure_ops m;
     PyObject *unused = NULL;
     ga_array *pos = NULL, *offsets = NULL, *out = NULL;
-    cudaStream_t stream = ga_runtime_current_stream();
     if (measure_ops_parse(args, 0, 1, 0, &m, &unused) < 0)
         return NULL;
+    cudaStream_t stream = ga_runtime_device_stream(m.values->device);
     if ((out = measure_new(1, m.a.nout, 0, NPY_FLOAT64, m.values->device)) == NULL)
         goto fail;
     if (m.a.n > 0 && m.a.nout > 0) {
@@ -550,9 +550,9 @@ py_measure_group(PyObject *self, PyObject *args)
     measure_ops m;
     PyObject *unused = NULL;
     ga_array *pos = NULL, *offsets = NULL, *values = NULL;
-    cudaStream_t stream = ga_runtime_current_stream();
     if (measure_ops_parse(args, 0, 0, 0, &m, &unused) < 0)
         return NULL;
+    cudaStream_t stream = ga_runtime_device_stream(m.values->device);
     /* Slots only: the values are gathered in their own dtype. */
     m.a.value_type = GA_FLOAT64;
     Py_INCREF(m.values->descr);
@@ -592,9 +592,9 @@ py_measure_histogram(PyObject *self, PyObject *args)
     ga_array *edges = NULL, *out = NULL;
     void *scratch = NULL;
     size_t scratch_bytes = 0;
-    cudaStream_t stream = ga_runtime_current_stream();
     if (measure_ops_parse(args, 0, 1, 0, &m, &edges_obj) < 0)
         return NULL;
+    cudaStream_t stream = ga_runtime_device_stream(m.values->device);
     if (edges_obj == NULL || !ga_array_check(edges_obj) ||
         ga_array_size((ga_array *)edges_obj) < 2) {
         PyErr_SetString(PyExc_ValueError, "edges must be a device array of at least 2 values");
@@ -644,11 +644,12 @@ py_value_indices(PyObject *self, PyObject *args)
     void *scratch = NULL;
     size_t scratch_bytes = 0;
     unsigned long long nseg = 0;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream;
     if (!PyArg_ParseTuple(args, "O!", &GA_ArrayType, &arr))
         return NULL;
     if (ga_runtime_use_device(arr->device) < 0)
         return NULL;
+    stream = ga_runtime_device_stream(arr->device);
     if (!(arr->type == GA_BOOL || (arr->type >= GA_INT8 && arr->type <= GA_UINT64))) {
         PyErr_SetString(PyExc_ValueError, "Parameter 'arr' must be an integer array");
         return NULL;
@@ -722,11 +723,12 @@ py_find_objects(PyObject *self, PyObject *args)
     PyArrayObject *out = NULL;
     void *scratch = NULL;
     size_t scratch_bytes = 0;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream;
     if (!PyArg_ParseTuple(args, "O!L", &GA_ArrayType, &labels, &max_label))
         return NULL;
     if (ga_runtime_use_device(labels->device) < 0)
         return NULL;
+    stream = ga_runtime_device_stream(labels->device);
     if (!(labels->type == GA_BOOL || (labels->type >= GA_INT8 && labels->type <= GA_UINT64))) {
         PyErr_SetString(PyExc_TypeError, "find_objects: input must be an array of integer "
                         "labels");
@@ -825,5 +827,19 @@ static PyMethodDef measure_functions[] = {
 int
 ga_measure_init(PyObject *m)
 {
+    /* the slot maps and statistics, for the Python layer
+     * (gpuarr/scipy/_measurements.py) */
+    static const struct { const char *name; int value; } codes[] = {
+        {"GA_SLOT_ALL", GA_SLOT_ALL}, {"GA_SLOT_POSITIVE", GA_SLOT_POSITIVE},
+        {"GA_SLOT_RANGE", GA_SLOT_RANGE}, {"GA_SLOT_TABLE", GA_SLOT_TABLE},
+        {"MEASURE_MODE_INDEX", MEASURE_MODE_INDEX},
+        {"GA_MS_SUM", GA_MS_SUM}, {"GA_MS_COUNT", GA_MS_COUNT}, {"GA_MS_MEAN", GA_MS_MEAN},
+        {"GA_MS_VAR", GA_MS_VAR}, {"GA_MS_STD", GA_MS_STD}, {"GA_MS_COM", GA_MS_COM},
+        {"GA_MS_MIN", GA_MS_MIN}, {"GA_MS_MAX", GA_MS_MAX}, {"GA_MS_MINPOS", GA_MS_MINPOS},
+        {"GA_MS_MAXPOS", GA_MS_MAXPOS}, {"GA_MS_NSTATS", GA_MS_NSTATS},
+    };
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); ++i)
+        if (PyModule_AddIntConstant(m, codes[i].name, codes[i].value) < 0)
+            return -1;
     return PyModule_AddFunctions(m, measure_functions);
 }

@@ -26,11 +26,11 @@ PyInit__core(void)
         return NULL;
     int (*inits[])(PyObject *) = {
         ga_errors_init, ga_runtime_init, ga_mempool_init, ga_dtype_init, ga_arrayobject_init,
-        ga_plan_init, ga_convert_init, ga_transfer_init, ga_ctors_init, ga_mapping_init,
-        ga_methods_init, ga_elementwise_init, ga_interop_init, ga_random_init, ga_benchmark_init,
-        ga_reduction_init, ga_scan_init, ga_label_init, ga_measure_init, ga_stats_init,
-        ga_convolve_init, ga_select_init, ga_sort_init, ga_userkernel_init,
-        ga_userelementwise_init, ga_blas_init,
+        ga_plan_init, ga_convert_init, ga_shape_init, ga_transfer_init, ga_ctors_init,
+        ga_mapping_init, ga_methods_init, ga_elementwise_init, ga_interop_init, ga_random_init,
+        ga_benchmark_init, ga_reduction_init, ga_scan_init, ga_label_init, ga_measure_init,
+        ga_stats_init, ga_convolve_init, ga_compact_init, ga_take_init, ga_sort_init,
+        ga_userkernel_init, ga_userelementwise_init, ga_blas_init,
     };
     for (size_t i = 0; i < sizeof(inits) / sizeof(inits[0]); ++i) {
         if (inits[i](m) < 0) {

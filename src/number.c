@@ -7,35 +7,6 @@
 #include "gpuarr.h"
 #include "ufunc_table.h"
 
-/* The single element of a size-1 array as a NumPy scalar (synchronises). */
-PyObject *
-ga_array_scalar(ga_array *a, const char *what)
-{
-    unsigned char buf[16];
-    npy_intp n = ga_array_size(a);
-    cudaError_t err;
-    cudaStream_t stream = ga_runtime_device_stream(a->device);
-    if (n != 1) {
-        if (what == NULL)
-            PyErr_SetString(PyExc_ValueError, "can only convert an array of size 1 to a Python "
-                            "scalar");
-        else
-            PyErr_Format(PyExc_TypeError, "only 0-dimensional arrays can be converted to "
-                         "Python scalars (%s)", what);
-        return NULL;
-    }
-    if (ga_runtime_use_device(a->device) < 0)
-        return NULL;
-    Py_BEGIN_ALLOW_THREADS
-    err = cudaMemcpyAsync(buf, a->data, ga_array_itemsize(a), cudaMemcpyDeviceToHost, stream);
-    if (err == cudaSuccess)
-        err = cudaStreamSynchronize(stream);
-    Py_END_ALLOW_THREADS
-    if (err != cudaSuccess)
-        return ga_err_cuda(err, "reading an element");
-    return PyArray_Scalar(buf, a->descr, NULL);
-}
-
 static int
 array_bool(ga_array *a)
 {

@@ -88,7 +88,7 @@ random_real(PyObject *args, int normal)
     g.ctr_hi = hi;
     g.ctr_lo = lo;
     uint64_t used = 0;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     if (normal)
         GA_LAUNCH_TRY(ga_launch_random_normal((ga_type)a->type, ga_array_size(a), a->data, shift,
                                               scale, &g, &used, stream), stream);
@@ -147,7 +147,7 @@ py_random_integers(PyObject *self, PyObject *args)
     g.ctr_hi = hi;
     g.ctr_lo = lo;
     uint64_t used = 0;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     GA_LAUNCH_TRY(ga_launch_random_integers(itemsize, dims[0], a->data, low, range, &g, &used,
                                             stream), stream);
     return random_result(a, &g, used);
@@ -178,7 +178,7 @@ py_random_permutation(PyObject *self, PyObject *args)
     g.ctr_hi = hi;
     g.ctr_lo = lo;
     uint64_t used = 0;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     GA_CUDA_TRY(ga_launch_random_permutation(dims[0], (int64_t *)a->data, NULL, &temp_bytes, &g,
                                              &used, stream));
     if (dims[0] > 0) {
@@ -225,7 +225,7 @@ py_random_gather_rows(PyObject *self, PyObject *args)
     ga_array *out = ga_array_empty(src->ndim, dims, src->descr, 0, src->device);
     if (out == NULL)
         return NULL;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(out->device);
     GA_LAUNCH_TRY(ga_launch_gather_rows(dims[0], row_bytes, out->data, src->data,
                                         (const int64_t *)index->data, stream), stream);
     return (PyObject *)out;

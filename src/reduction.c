@@ -32,8 +32,9 @@
  *    reduction when the reduced dims are the densest in memory ("rows"),
  *    lanes across outputs otherwise ("columns"), and how many blocks share
  *    one output's reduction so that the GPU fills up.
- * 4. Launch on the current stream: one kernel, or two when the reduction
- *    is split (partials in a pool block freed in stream order).
+ * 4. Launch on the current stream of the array's device: one kernel, or
+ *    two when the reduction is split (partials in a pool block freed in
+ *    stream order).
  *
  * Results with axis=None are 0-d device arrays, not host scalars: reading
  * them (float(), bool(), .get()) is the one synchronisation, and only when
@@ -563,7 +564,7 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
     char reduced[NPY_MAXDIMS];
     npy_intp oshape[NPY_MAXDIMS], ostrides[NPY_MAXDIMS];
     ga_reduce_args args;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = NULL;
     double ddof = 0.0;
     int keepdims = 0;
     PyObject *initial = vals[P_INITIAL] == Py_None ? NULL : vals[P_INITIAL];
@@ -775,6 +776,7 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
             goto fail;
         if (ga_runtime_use_device(a->device) < 0)
             goto fail;
+        stream = ga_runtime_device_stream(a->device);
         plan_grid(&args, ga_array_itemsize(src), ga_runtime_sm_count(a->device));
         args.kind = mean_by_sum || mean_of_ints ? GA_RED_SUM : f->kind;
         args.mode = mean_by_sum ? 0 : mean_of_ints ? GA_RED_MEAN
@@ -1023,7 +1025,9 @@ py_reduce_launch(PyObject *self, PyObject *args)
     if (ga_runtime_stream_arg(stream_obj, "ReductionKernel", &sdev, &stream) < 0)
         return NULL;
     device = out->device;
-    if (stream_obj != Py_None && sdev != device) {
+    if (stream_obj == Py_None)
+        stream = ga_runtime_device_stream(device);
+    else if (sdev != device) {
         PyErr_Format(PyExc_ValueError, "the stream belongs to device %d but the arrays are on "
                      "device %d", sdev, device);
         return NULL;

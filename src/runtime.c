@@ -48,6 +48,9 @@
  * runtime may hand the same handle to the next stream made, which would
  * then get those blocks while the old stream's queued kernels still write
  * them (tools/probe_stream_reuse.py showed it; test_runtime tests it).
+ * Stream and Event still share this file with the devices: Event.record and
+ * Stream.record/wait_event reach into both structs, so giving each type its
+ * own file first needs their declarations shared (issue 23 left it undone).
  */
 #include "gpuarr.h"
 
@@ -216,7 +219,6 @@ ga_runtime_device_stream(int device)
     return (unsigned)device < GA_MAX_DEVICES ? tl_streams[device] : NULL;
 }
 
-cudaStream_t ga_runtime_current_stream(void) { return ga_runtime_device_stream(tl_device); }
 
 int
 ga_runtime_stream_after(int device, cudaStream_t stream, int producer_device,
@@ -241,10 +243,10 @@ fail:
 }
 
 void
-ga_runtime_set_current_stream(cudaStream_t stream)
+ga_runtime_set_device_stream(int device, cudaStream_t stream)
 {
-    if ((unsigned)tl_device < GA_MAX_DEVICES)
-        tl_streams[tl_device] = stream;
+    if ((unsigned)device < GA_MAX_DEVICES)
+        tl_streams[device] = stream;
 }
 
 int
@@ -726,7 +728,7 @@ event_record_on(ga_event *e, ga_stream *s)
                          tl_device, e->device, e->device);
             return -1;
         }
-        handle = ga_runtime_current_stream();
+        handle = ga_runtime_device_stream(e->device);
     } else {
         if (s->device >= 0 && s->device != e->device) {
             PyErr_Format(PyExc_ValueError, "Event.record: the event belongs to device %d and "
@@ -1278,7 +1280,7 @@ py_spin(PyObject *self, PyObject *arg)
     }
     if (ga_runtime_use_device(tl_device) < 0)
         return NULL;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(tl_device);
     GA_LAUNCH_TRY(ga_launch_spin((int64_t)cycles, stream), stream);
     Py_RETURN_NONE;
 fail:

@@ -68,7 +68,7 @@ scan_impl(int op, PyObject *a_obj, PyObject *axis_obj, PyObject *dtype_obj, PyOb
     PyArray_Descr *dtype = NULL;
     void *tmp = NULL;
     size_t tmp_bytes = 0;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = NULL;
     int axis = -1;
 
     if (out_obj != NULL && out_obj != Py_None) {
@@ -163,6 +163,7 @@ scan_impl(int op, PyObject *a_obj, PyObject *axis_obj, PyObject *dtype_obj, PyOb
     if (size > 0) {
         if (ga_runtime_use_device(a->device) < 0)
             goto fail;
+        stream = ga_runtime_device_stream(a->device);
         tmp_bytes = ga_scan_tmp_bytes(ga_array_itemsize(res), outer, n, inner);
         if (tmp_bytes > 0) {
             int failed;

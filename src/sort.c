@@ -32,6 +32,9 @@
 /* Whole-array quantiles cheaper by selection than by one sort. */
 #define SELECT_MAX_Q 4
 
+/* The default axis of the sort methods. */
+static PyObject *axis_minus_one = NULL;
+
 /* ------------------------------------------------------------ helpers ---- */
 
 static int
@@ -84,21 +87,6 @@ axis_last(ga_array *a, int axis, npy_intp *shape, npy_intp *strides)
     strides[j] = a->strides[axis];
 }
 
-/* A 1-d view or C-order copy of a's elements. */
-static ga_array *
-flattened(ga_array *a)
-{
-    ga_array *c = a;
-    if (a->flags & GA_C_CONTIGUOUS)
-        Py_INCREF(a);
-    else if ((c = ga_array_copy_as(a, NULL, 0)) == NULL)
-        return NULL;
-    npy_intp n = ga_array_size(c);
-    PyObject *flat = ga_array_reshape(c, 1, &n, 'C');
-    Py_DECREF(c);
-    return (ga_array *)flat;
-}
-
 /* Parse an axis argument: None -> *axis = -1 (whole array). */
 static int
 parse_axis(PyObject *obj, int ndim, int *axis)
@@ -146,24 +134,19 @@ fail:
 
 /* ---------------------------------------------------------------- sort --- */
 
-/* _sort(a, axis, arg) -> sorted copy (arg false) or argsort (arg true)
- * along axis (None: the flattened array), stable. */
-static PyObject *
-py_sort(PyObject *self, PyObject *args)
+/* A sorted copy of `a` (arg false) or its argsort (arg true) along `axis`
+ * (-1: the flattened array), stable; `a` is orderable. */
+static ga_array *
+sort_along(ga_array *a, int axis, int arg)
 {
-    ga_array *a, *view = NULL, *out = NULL;
-    PyObject *axis_obj;
-    int arg, axis;
+    ga_array *view = NULL, *out = NULL;
     char *scratch = NULL;
     size_t scratch_bytes = 0;
     npy_intp shape[NPY_MAXDIMS], sstr[NPY_MAXDIMS], dstr[NPY_MAXDIMS];
     ga_kshape sks, dks;
     ga_kstrides skst, dkst;
-    if (!PyArg_ParseTuple(args, "O!Op", &GA_ArrayType, &a, &axis_obj, &arg) ||
-        !is_orderable(a, arg ? "argsort" : "sort") || parse_axis(axis_obj, a->ndim, &axis) < 0)
-        return NULL;
     if (axis < 0) {
-        if ((view = flattened(a)) == NULL)
+        if ((view = (ga_array *)ga_array_ravel(a, 'C', 0)) == NULL)
             return NULL;
         axis = 0;
     } else {
@@ -178,11 +161,11 @@ py_sort(PyObject *self, PyObject *args)
         if (out != NULL && view->ndim == 0 && ga_assign_array(out, view) < 0)
             Py_CLEAR(out);
         Py_DECREF(view);
-        return (PyObject *)out;
+        return out;
     }
     if (ga_runtime_use_device(view->device) < 0)
         goto fail;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(view->device);
     if (argsort_segments(view, axis, &scratch, &scratch_bytes, stream) < 0)
         goto fail;
     axis_last(out, axis, shape, dstr);
@@ -201,13 +184,27 @@ py_sort(PyObject *self, PyObject *args)
     }
     ga_pool_free(view->device, scratch, scratch_bytes, stream);
     Py_DECREF(view);
-    return (PyObject *)out;
+    return out;
 fail:
     if (scratch != NULL)
-        ga_pool_free(view->device, scratch, scratch_bytes, ga_runtime_current_stream());
+        ga_pool_free(view->device, scratch, scratch_bytes, ga_runtime_device_stream(view->device));
     Py_XDECREF(view);
     Py_XDECREF(out);
     return NULL;
+}
+
+/* _sort(a, axis, arg) -> sorted copy (arg false) or argsort (arg true)
+ * along axis (None: the flattened array), stable. */
+static PyObject *
+py_sort(PyObject *self, PyObject *args)
+{
+    ga_array *a;
+    PyObject *axis_obj;
+    int arg, axis;
+    if (!PyArg_ParseTuple(args, "O!Op", &GA_ArrayType, &a, &axis_obj, &arg) ||
+        !is_orderable(a, arg ? "argsort" : "sort") || parse_axis(axis_obj, a->ndim, &axis) < 0)
+        return NULL;
+    return (PyObject *)sort_along(a, axis, arg);
 }
 
 /* ------------------------------------------------------------ quantiles -- */
@@ -353,7 +350,7 @@ py_quantile(PyObject *self, PyObject *args)
         goto done;
     if (ga_runtime_use_device(a->device) < 0)
         goto fail;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     memset(&qa, 0, sizeof(qa));
     qa.mode = mode;
     qa.method = method;
@@ -369,7 +366,7 @@ py_quantile(PyObject *self, PyObject *args)
         ga_array *view = a;
         int ax = axis;
         if (axis < 0) {
-            if ((view = flattened(a)) == NULL)
+            if ((view = (ga_array *)ga_array_ravel(a, 'C', 0)) == NULL)
                 goto fail;
             ax = 0;
         } else {
@@ -409,9 +406,9 @@ py_unique(PyObject *self, PyObject *args)
                           &want_counts, &equal_nan) ||
         !is_orderable(a, "unique") || ga_runtime_use_device(a->device) < 0)
         return NULL;
-    if ((flat = flattened(a)) == NULL)
+    if ((flat = (ga_array *)ga_array_ravel(a, 'C', 0)) == NULL)
         return NULL;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     npy_intp n = flat->shape[0];
     int device = a->device;
     if (n > 0) {
@@ -427,7 +424,7 @@ py_unique(PyObject *self, PyObject *args)
         uint8_t *flags = (uint8_t *)sel;
         GA_LAUNCH_TRY(ga_launch_unique_flags((ga_type)flat->type, n, perm, flat->data, equal_nan,
                                              flags, stream), stream);
-        if (ga_select_flag_positions(device, n, flags, (int64_t *)(sel + fbytes), &ngroups,
+        if (ga_compact_flag_positions(device, n, flags, (int64_t *)(sel + fbytes), &ngroups,
                                      stream) < 0)
             goto fail;
     }
@@ -511,7 +508,7 @@ py_searchsorted(PyObject *self, PyObject *args)
     const npy_intp *ops[2] = {out->strides, v->strides};
     if (ga_plan_collapse(v->ndim, v->shape, 2, ops, &ks, kst) < 0)
         goto fail;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(v->device);
     GA_LAUNCH_TRY(ga_launch_searchsorted((ga_type)a->type, a->shape[0], a->data, a->strides[0],
                                          v->data, &ks, &kst[1], (int64_t *)out->data, right,
                                          direction, stream), stream);
@@ -562,7 +559,7 @@ py_bincount(PyObject *self, PyObject *args)
     if (w_obj != Py_None &&
         (w = ga_array_contiguous_as((ga_array *)w_obj, PyArray_DescrFromType(NPY_FLOAT64))) == NULL)
         goto fail;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(x->device);
     npy_intp n = x->shape[0], len = minlength;
     if (n > 0) {
         range = ga_pool_malloc(x->device, 16, stream, &failed);
@@ -595,7 +592,7 @@ py_bincount(PyObject *self, PyObject *args)
     return (PyObject *)out;
 fail:
     if (range != NULL)
-        ga_pool_free(x->device, range, 16, ga_runtime_current_stream());
+        ga_pool_free(x->device, range, 16, ga_runtime_device_stream(x->device));
     Py_XDECREF(x);
     Py_XDECREF(w);
     Py_XDECREF(out);
@@ -622,7 +619,7 @@ py_histogram_edges(PyObject *self, PyObject *args)
     }
     if (ga_runtime_use_device(a->device) < 0 || (src = ga_array_contiguous_as(a, NULL)) == NULL)
         return NULL;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     npy_intp ne = nbins + 1;
     int etype = is_float_type(a->type) ? a->descr->type_num : NPY_FLOAT64;
     edges = ga_array_empty(1, &ne, PyArray_DescrFromType(etype), 0, a->device);
@@ -673,7 +670,7 @@ py_histogram_counts(PyObject *self, PyObject *args)
     if (w_obj != Py_None &&
         (w = ga_array_contiguous_as((ga_array *)w_obj, PyArray_DescrFromType(NPY_FLOAT64))) == NULL)
         goto fail;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream = ga_runtime_device_stream(a->device);
     npy_intp nbins = edges->shape[0] - 1;
     out = zeros_1d(nbins + 1, w ? NPY_FLOAT64 : NPY_INT64, a->device, stream);
     if (out == NULL)
@@ -722,16 +719,70 @@ py_sort_keys(PyObject *self, PyObject *args)
 
 /* --------------------------------------------------------------- methods */
 
+/* The arguments of ndarray.sort and ndarray.argsort (axis=-1, kind=None,
+ * order=None, *, stable=None), checked in NumPy's order: order (no fields
+ * here), then the array's dtype.  kind and stable are accepted and
+ * ignored: the sort is always stable.  0 / -1. */
+static int
+sort_method_args(ga_array *a, PyObject *args, PyObject *kwds, const char *fmt,
+                 PyObject **axis_obj)
+{
+    static char *kwlist[] = {"axis", "kind", "order", "stable", NULL};
+    PyObject *kind = Py_None, *order = Py_None, *stable = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, fmt, kwlist, axis_obj, &kind, &order, &stable))
+        return -1;
+    if (order != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "Cannot specify order when the array has no fields.");
+        return -1;
+    }
+    return is_orderable(a, "a") ? 0 : -1;
+}
+
+/* a.sort(): in place along an integer axis.  The sorted copy is written
+ * back: the gather that sorts cannot write over its own source. */
 PyObject *
 ga_array_sort(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return ga_forward_method("ndarray.sort", self, args, kwds);
+    ga_array *a = (ga_array *)self, *sorted;
+    PyObject *axis_obj = axis_minus_one, *index;
+    int axis;
+    if (sort_method_args(a, args, kwds, "|OOO$O:sort", &axis_obj) < 0)
+        return NULL;
+    /* operator.index's TypeError for None and other non-integers */
+    if ((index = PyNumber_Index(axis_obj)) == NULL)
+        return NULL;
+    int rc = ga_normalize_axis(index, a->ndim, &axis);
+    Py_DECREF(index);
+    if (rc < 0 || (sorted = sort_along(a, axis, 0)) == NULL)
+        return NULL;
+    rc = ga_assign_array(a, sorted);
+    Py_DECREF(sorted);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
 }
 
+/* a.argsort(): int64 indices along `axis` (None: the flattened array); a
+ * 0-d array is taken as 1-d, as NumPy's argsort does. */
 PyObject *
 ga_array_argsort(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return ga_forward_method("ndarray.argsort", self, args, kwds);
+    ga_array *a = (ga_array *)self;
+    PyObject *axis_obj = axis_minus_one, *r = NULL;
+    int axis;
+    if (sort_method_args(a, args, kwds, "|OOO$O:argsort", &axis_obj) < 0)
+        return NULL;
+    if (a->ndim == 0) {
+        npy_intp one = 1;
+        if ((a = (ga_array *)ga_array_reshape(a, 1, &one, 'C')) == NULL)
+            return NULL;
+    } else {
+        Py_INCREF(a);
+    }
+    if (parse_axis(axis_obj, a->ndim, &axis) == 0)
+        r = (PyObject *)sort_along(a, axis, 1);
+    Py_DECREF(a);
+    return r;
 }
 
 PyObject *
@@ -773,5 +824,25 @@ static PyMethodDef sort_functions[] = {
 int
 ga_sort_init(PyObject *m)
 {
+    /* the quantile modes and methods, for the Python layer
+     * (gpuarr/_sorting.py) */
+    static const struct { const char *name; int value; } codes[] = {
+        {"GA_Q_MEDIAN", GA_Q_MEDIAN}, {"GA_Q_LINEAR_WEAK", GA_Q_LINEAR_WEAK},
+        {"GA_Q_LINEAR_STRONG", GA_Q_LINEAR_STRONG}, {"GA_Q_PICK", GA_Q_PICK},
+        {"GA_QM_LINEAR", GA_QM_LINEAR}, {"GA_QM_LOWER", GA_QM_LOWER},
+        {"GA_QM_HIGHER", GA_QM_HIGHER}, {"GA_QM_NEAREST", GA_QM_NEAREST},
+        {"GA_QM_MIDPOINT", GA_QM_MIDPOINT}, {"GA_QM_INVERTED_CDF", GA_QM_INVERTED_CDF},
+        {"GA_QM_AVERAGED_INVERTED_CDF", GA_QM_AVERAGED_INVERTED_CDF},
+        {"GA_QM_CLOSEST_OBSERVATION", GA_QM_CLOSEST_OBSERVATION},
+        {"GA_QM_INTERPOLATED_INVERTED_CDF", GA_QM_INTERPOLATED_INVERTED_CDF},
+        {"GA_QM_HAZEN", GA_QM_HAZEN}, {"GA_QM_WEIBULL", GA_QM_WEIBULL},
+        {"GA_QM_MEDIAN_UNBIASED", GA_QM_MEDIAN_UNBIASED},
+        {"GA_QM_NORMAL_UNBIASED", GA_QM_NORMAL_UNBIASED}, {"GA_QM_COUNT", GA_QM_COUNT},
+    };
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); ++i)
+        if (PyModule_AddIntConstant(m, codes[i].name, codes[i].value) < 0)
+            return -1;
+    if ((axis_minus_one = PyLong_FromLong(-1)) == NULL)
+        return -1;
     return PyModule_AddFunctions(m, sort_functions);
 }

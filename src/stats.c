@@ -91,7 +91,7 @@ py_clip_run(PyObject *self, PyObject *args)
     int64_t nrows;
     void *scratch = NULL;
     size_t scratch_bytes = 0;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream;
     ga_clip_args a;
     if (!PyArg_ParseTuple(args, "O!nddLpppip|pp", &GA_ArrayType, &data, &rowlen, &sl, &su,
                           &maxiters, &inclusive, &cen_median, &std_mad, &ddof, &final_stats,
@@ -99,6 +99,7 @@ py_clip_run(PyObject *self, PyObject *args)
         return NULL;
     if (clip_check_data(data, rowlen, &nrows) < 0)
         return NULL;
+    stream = ga_runtime_device_stream(data->device);
     state = ga_array_empty(1, (npy_intp[]){nrows * (npy_intp)sizeof(ga_clip_state)},
                            PyArray_DescrFromType(NPY_UINT8), 0, data->device);
     if (state == NULL)
@@ -167,12 +168,13 @@ py_clip_mask(PyObject *self, PyObject *args)
     int inclusive, nan_fill;
     int64_t nrows;
     ga_clip_args a;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream;
     if (!PyArg_ParseTuple(args, "O!nO!pp", &GA_ArrayType, &data, &rowlen, &GA_ArrayType, &state,
                           &inclusive, &nan_fill))
         return NULL;
     if (clip_check_data(data, rowlen, &nrows) < 0 || clip_check_state(state, nrows) < 0)
         return NULL;
+    stream = ga_runtime_device_stream(data->device);
     PyArray_Descr *descr = nan_fill ? data->descr : PyArray_DescrFromType(NPY_BOOL);
     if (nan_fill)
         Py_INCREF(descr);
@@ -200,7 +202,7 @@ py_clip_compress(PyObject *self, PyObject *args)
     void *scratch = NULL;
     size_t scratch_bytes = 0;
     ga_clip_args a;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream;
     memset(&a, 0, sizeof(a));
     if (!PyArg_ParseTuple(args, "O!O!pp", &GA_ArrayType, &data, &GA_ArrayType, &state, &inclusive,
                           &use_bounds))
@@ -208,6 +210,7 @@ py_clip_compress(PyObject *self, PyObject *args)
     npy_intp n = ga_array_size(data);
     if (clip_check_data(data, n > 0 ? n : 1, &nrows) < 0 || clip_check_state(state, nrows) < 0)
         return NULL;
+    stream = ga_runtime_device_stream(data->device);
     if (n > 0) {
         clip_args(&a, data, nrows, state, inclusive);
         scratch_bytes = ga_clip_scratch_bytes(&a) + 256;
@@ -249,12 +252,13 @@ py_clip_extract(PyObject *self, PyObject *args)
     int field;
     int64_t nrows;
     ga_clip_args a;
-    cudaStream_t stream = ga_runtime_current_stream();
+    cudaStream_t stream;
     if (!PyArg_ParseTuple(args, "O!nO!i", &GA_ArrayType, &data, &rowlen, &GA_ArrayType, &state,
                           &field))
         return NULL;
     if (clip_check_data(data, rowlen, &nrows) < 0 || clip_check_state(state, nrows) < 0)
         return NULL;
+    stream = ga_runtime_device_stream(data->device);
     if (field < 0 || field > 5) {
         PyErr_SetString(PyExc_ValueError, "bad field");
         return NULL;

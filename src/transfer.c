@@ -326,7 +326,7 @@ ga_transfer_from_numpy(PyArrayObject *host, PyArray_Descr *descr, int device)
     if (dev == NULL)
         goto fail;
     if (copy_h2d(dev->data, PyArray_DATA(src), (size_t)PyArray_NBYTES(src), device,
-                 ga_runtime_current_stream()) < 0)
+                 ga_runtime_device_stream(device)) < 0)
         goto fail;
     Py_CLEAR(src);
     if (descr != NULL && !PyArray_EquivTypes(descr, dev->descr)) {
@@ -368,6 +368,26 @@ ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream, c
         return -1;
     }
     return 0;
+}
+
+PyObject *
+ga_array_scalar(ga_array *a, const char *what)
+{
+    ga_kscalar buf;
+    if (ga_array_size(a) != 1) {
+        if (what == NULL)
+            PyErr_SetString(PyExc_ValueError, "can only convert an array of size 1 to a Python "
+                            "scalar");
+        else
+            PyErr_Format(PyExc_TypeError, "only 0-dimensional arrays can be converted to "
+                         "Python scalars (%s)", what);
+        return NULL;
+    }
+    if (ga_runtime_use_device(a->device) < 0 ||
+        ga_read_small(buf.v.bytes, a->data, ga_array_itemsize(a), ga_runtime_device_stream(a->device),
+                      "reading an element") < 0)
+        return NULL;
+    return PyArray_Scalar(buf.v.bytes, a->descr, NULL);
 }
 
 static size_t pinned_result_cap = 0;
@@ -425,7 +445,7 @@ ga_transfer_to_numpy(ga_array *a, PyArrayObject *out, cudaStream_t stream, int b
     cudaError_t err = cudaSuccess;
     int staged = 0, pinned = 0;
     if (stream == NULL)
-        stream = ga_runtime_current_stream();
+        stream = ga_runtime_device_stream(a->device);
 
     if (ga_runtime_use_device(a->device) < 0)
         return NULL;

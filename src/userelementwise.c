@@ -364,7 +364,9 @@ ew_vectorcall(ew_kernel *self, PyObject *const *vargs, size_t nargsf, PyObject *
         goto done;
     if (device < 0)
         device = sdev;
-    else if (stream_obj != Py_None && sdev != device) {
+    else if (stream_obj == Py_None)
+        stream = ga_runtime_device_stream(device);
+    else if (sdev != device) {
         PyErr_Format(PyExc_ValueError, "the stream belongs to device %d but the arrays are on "
                      "device %d", sdev, device);
         goto done;
@@ -422,7 +424,7 @@ ew_vectorcall(ew_kernel *self, PyObject *const *vargs, size_t nargsf, PyObject *
 
     /* outputs passed must have the broadcast shape; the others are allocated */
     int nparams = plan->nparams;
-    cudaStream_t prev = ga_runtime_current_stream();
+    cudaStream_t prev = ga_runtime_device_stream(device);
     for (int i = 0; i < nparams; ++i) {
         int role = plan->roles[i];
         if (role != ROLE_OUT && role != ROLE_OUT_RAW)
@@ -450,13 +452,10 @@ ew_vectorcall(ew_kernel *self, PyObject *const *vargs, size_t nargsf, PyObject *
             continue;
         }
         /* allocated in the order of the stream the kernel runs on */
-        int here = device == ga_runtime_current_device();
         Py_INCREF(plan->descrs[i]);
-        if (here)
-            ga_runtime_set_current_stream(stream);
+        ga_runtime_set_device_stream(device, stream);
         arrays[i] = ga_array_empty(ndim, shape, plan->descrs[i], 0, device);
-        if (here)
-            ga_runtime_set_current_stream(prev);
+        ga_runtime_set_device_stream(device, prev);
         if (arrays[i] == NULL)
             goto done;
         owned[i] = 1;

@@ -187,6 +187,13 @@ def test_sort_edge_shapes(rng):
     np.testing.assert_array_equal(gp.sort(d0, axis=None).get(), np.sort(np.float32(3), axis=None))
 
 
+def test_quantile_methods_are_the_c_cores():
+    from gpuarr import _core, _sorting
+    # NumPy's method names are listed in Python, their codes come from C
+    assert sorted(_sorting._METHODS.values()) == list(range(_core.GA_QM_COUNT))
+    assert _sorting._METHODS["linear"] == _core.GA_QM_LINEAR
+
+
 @pytest.mark.gpu
 def test_sort_bad_arguments():
     d = gp.arange(10)
@@ -198,6 +205,29 @@ def test_sort_bad_arguments():
         gp.sort(d, order="x")
     with pytest.raises(TypeError, match="complex"):
         gp.sort(gp.zeros(3, dtype=np.complex64))
+
+
+@pytest.mark.gpu
+def test_sort_method_errors_are_numpys():
+    d = gp.arange(10)[::-1]
+    with pytest.raises(ValueError, match="order"):
+        d.sort(order="x")
+    with pytest.raises(ValueError, match="order"):
+        d.argsort(order="x")
+    with pytest.raises(TypeError, match="integer"):
+        d.sort(axis=None)  # NumPy's ndarray.sort takes no None either
+    with pytest.raises(np.exceptions.AxisError):
+        d.sort(axis=1)
+    with pytest.raises(np.exceptions.AxisError):
+        gp.asarray(np.float32(3)).sort()
+    with pytest.raises(TypeError, match="complex"):
+        gp.zeros(3, dtype=np.complex64).sort()
+    np.testing.assert_array_equal(d.argsort(axis=None).get(), np.arange(10)[::-1])
+    np.testing.assert_array_equal(gp.asarray(np.float32(3)).argsort().get(), [0])
+    d.sort(stable=True)
+    np.testing.assert_array_equal(d.get(), np.arange(10))
+    with pytest.raises(ValueError, match="read-only"):
+        gp.broadcast_to(gp.arange(3), (2, 3)).sort()
 
 
 # ================================================================ partition

@@ -65,11 +65,16 @@ __all__ = ["label", "find_objects", "labeled_comprehension", "sum", "sum_labels"
            "minimum_position", "maximum_position", "extrema", "center_of_mass", "histogram",
            "value_indices"]
 
-# Slot maps and statistics (src/kernels/kernels.h); _INDEX: a device index
-# whose slot table src/measure.c makes in the same call.
-_ALL, _POSITIVE, _RANGE, _TABLE, _INDEX = 0, 1, 2, 3, 4
-(_SUM, _COUNT, _MEAN, _VAR, _STD, _COM, _MIN, _MAX, _MINPOS, _MAXPOS) = range(10)
-_NSTATS = 10
+# Slot maps and statistics (src/kernels/kernels.h), as the C core exports
+# them; _INDEX: a device index whose slot table src/measure.c makes in the
+# same call.
+_ALL, _POSITIVE, _RANGE, _TABLE, _INDEX = (_core.GA_SLOT_ALL, _core.GA_SLOT_POSITIVE,
+                                           _core.GA_SLOT_RANGE, _core.GA_SLOT_TABLE,
+                                           _core.MEASURE_MODE_INDEX)
+(_SUM, _COUNT, _MEAN, _VAR, _STD, _COM, _MIN, _MAX, _MINPOS, _MAXPOS) = (
+    _core.GA_MS_SUM, _core.GA_MS_COUNT, _core.GA_MS_MEAN, _core.GA_MS_VAR, _core.GA_MS_STD,
+    _core.GA_MS_COM, _core.GA_MS_MIN, _core.GA_MS_MAX, _core.GA_MS_MINPOS, _core.GA_MS_MAXPOS)
+_NSTATS = _core.GA_MS_NSTATS
 _EXTREMA = (1 << _MIN) | (1 << _MAX) | (1 << _MINPOS) | (1 << _MAXPOS)
 
 
