@@ -425,9 +425,8 @@ def test_softplus_and_lesson_expression(rng):
                                atol=1.5e-12)
 
 
+@pytest.mark.gpu(devices=2)
 def test_mixed_devices_error():
-    if gp.cuda.get_device_count() < 2:
-        pytest.skip("needs two GPUs")
     a = gp.ones(3)
     with gp.cuda.Device(1):
         b = gp.ones(3)
