@@ -14,19 +14,27 @@ KINDS = [np.dtype(t) for t in (
     np.bool_, np.int8, np.uint16, np.int64, np.float16, np.float32, np.float64, np.complex128)]
 
 
-def random_array(rng, shape, dtype):
-    """Fresh random values of `dtype`: integers over their whole range,
-    floats and complex numbers of magnitude ~100 (no NaN or inf)."""
+def random_array(rng, shape, dtype, *, small=False, low=None, high=None):
+    """Fresh random values of `dtype` (no NaN or inf).  By default integers
+    over their whole range, floats and complex numbers of magnitude ~100.
+    small=True (the convolution tests' data): integers in [-20, 20] ([0, 20]
+    unsigned; low and high move the ends), so sums computed in float64 stay
+    exact, and floats ~N(0, 1); complex numbers have both parts."""
     dtype = np.dtype(dtype)
+    scale = 1 if small else 100
     if dtype.kind == "b":
         a = rng.random(shape) < 0.5
+    elif dtype.kind in "iu" and small:
+        lo = (0 if dtype.kind == "u" else -20) if low is None else low
+        hi = 20 if high is None else high
+        a = rng.integers(lo, hi, size=shape, endpoint=True)
     elif dtype.kind in "iu":
         info = np.iinfo(dtype)
         a = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
     elif dtype.kind == "f":
-        a = rng.standard_normal(shape) * 100
+        a = rng.standard_normal(shape) * scale
     else:
-        a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * 100
+        a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * scale
     return np.asarray(a, dtype=dtype)
 
 
