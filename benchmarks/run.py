@@ -65,6 +65,9 @@ from typing import Callable, Optional
 import numpy as np
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
+if str(REPO / "tests") not in sys.path:
+    sys.path.append(str(REPO / "tests"))  # _lesson: the lesson's code, shared with tests/ and tools/
+from _lesson import lesson_clipper  # noqa: E402
 RESULTS = REPO / "benchmarks" / "results"
 GiB = 1 << 30
 N4M = 2048 * 2048        # the lesson's image, as a vector
@@ -717,7 +720,7 @@ def deltas_and_gauss():
 
 def check_clipped(got):
     """sigma_clip's survivors against the lesson's clipper run by NumPy."""
-    want = kappa_sigma_clipper(np, sky().ravel())
+    want = lesson_clipper(sky().ravel())
     if got.size != want.size:
         return f"{got.size} survivors, NumPy's clipper {want.size}"
     if not np.isclose(got.std(), want.std(), rtol=1e-5):
@@ -725,24 +728,11 @@ def check_clipped(got):
     return None
 
 
-def kappa_sigma_clipper(xp, data_flat):
-    """The lesson's clipper, verbatim but for the array module."""
-    while True:
-        med = xp.median(data_flat)
-        std = xp.std(data_flat)
-        clipped_lower = data_flat.compress(data_flat > med - 3 * std)
-        clipped_both = clipped_lower.compress(clipped_lower < med + 3 * std)
-        if len(clipped_both) == len(data_flat):
-            break
-        data_flat = clipped_both
-    return data_flat
-
-
 def four_steps(xp, data_host):
     """The lesson's whole pipeline, transfers included: background by
     clipping, segmentation at 5 sigma, labelling, positions and fluxes."""
     data = xp.asarray(data_host)
-    clipped = kappa_sigma_clipper(xp, data.ravel())
+    clipped = lesson_clipper(data.ravel(), xp=xp)
     threshold = 5 * xp.std(clipped)
     segmented_image = xp.where(data > threshold, 1, 0)
     labels, n = xp.ndimage.label(segmented_image)
@@ -893,7 +883,7 @@ def compress(xp, x):
                 "ndarray.compress"),
       setup=lambda: (sky().ravel(),))
 def kappa_sigma(xp, data_flat):
-    return lambda: kappa_sigma_clipper(xp, data_flat)
+    return lambda: lesson_clipper(data_flat, xp=xp)
 
 
 fresh_case("first_median", issue=4, desc="fresh process: first median after context creation",

@@ -31,6 +31,9 @@ signal.alarm(58)       # never hang the batch
 import gpuarr as gp    # noqa: E402
 from gpuarr import _core  # noqa: E402
 
+sys.path.insert(0, "tests")
+from _lesson import lesson_clipper  # noqa: E402  the lesson's clipper, shared with the tests
+
 try:
     import cupy as cp
 except Exception:      # noqa: BLE001 - CuPy is optional
@@ -134,27 +137,17 @@ def main():
     print("\n3. the lesson's operations")
     sys.path.insert(0, "benchmarks")
     try:
-        from run import kappa_sigma_clipper, sky
+        from run import sky
         image = sky().ravel()
     except Exception as exc:  # noqa: BLE001
         print(f"  benchmarks/run.py unavailable ({exc}); using Gaussian noise")
         image = host
-
-        def kappa_sigma_clipper(xp, data_flat):
-            while True:
-                med = xp.median(data_flat)
-                std = xp.std(data_flat)
-                lower = data_flat.compress(data_flat > med - 3 * std)
-                both = lower.compress(lower < med + 3 * std)
-                if len(both) == len(data_flat):
-                    return data_flat
-                data_flat = both
     xs = gp.asarray(image)
     ops = {
         "median 4.2M f32": (lambda xp, a, ix: xp.median(a)),
         "std 4.2M f32": (lambda xp, a, ix: xp.std(a)),
         "percentile [5, 95]": (lambda xp, a, ix: xp.percentile(a, [5, 95])),
-        "kappa-sigma clipper": (lambda xp, a, ix: kappa_sigma_clipper(xp, a)),
+        "kappa-sigma clipper": (lambda xp, a, ix: lesson_clipper(a, xp=xp)),
         "sort 4.2M f32": (lambda xp, a, ix: xp.sort(a)),
         "argsort 4.2M f32": (lambda xp, a, ix: xp.argsort(a)),
         "unique of 4.2M int16": (lambda xp, a, ix: xp.unique((a * 100).astype(xp.int16))),
@@ -178,8 +171,8 @@ def main():
             except Exception as exc:  # noqa: BLE001
                 extra = f"CuPy failed: {type(exc).__name__}"
         line(name, g, extra)
-    kept_gp = kappa_sigma_clipper(gp, xs)
-    kept_np = kappa_sigma_clipper(np, image)
+    kept_gp = lesson_clipper(xs, xp=gp)
+    kept_np = lesson_clipper(image)
     print(f"  clipper keeps {len(kept_gp)} pixels (NumPy {len(kept_np)}), std "
           f"{float(gp.std(kept_gp)):.7g} (NumPy {float(np.std(kept_np)):.7g})")
 
