@@ -746,6 +746,7 @@ def four_steps(xp, data_host):
 
 @case("h2d_32MB", issue=2, kind="transfer", desc="gp.asarray(pageable host array)",
       size="4M f64 (32 MiB)", goal=">= 25 GB/s", h2d=8 << 22, cupy_ref="8.8 GB/s", tol=EXACT,
+      requires=("asarray",),
       setup=lambda: (Host(host_random(1 << 22, np.float64)),))
 def h2d(xp, host):
     return lambda: xp.asarray(host)
@@ -753,6 +754,7 @@ def h2d(xp, host):
 
 @case("d2h_32MB", issue=2, kind="transfer", desc="gp.asnumpy(device array), a new NumPy array",
       size="4M f64 (32 MiB)", goal=">= 25 GB/s", d2h=8 << 22, cupy_ref="2.9 GB/s", tol=EXACT,
+      requires=("asnumpy",),
       setup=lambda: (host_random(1 << 22, np.float64),))
 def d2h(xp, x):
     return lambda: xp.asnumpy(x)
@@ -779,6 +781,7 @@ def _noop():
 
 @case("benchmark_overhead", issue=6, kind="host", calls=20, repeats=1000,
       desc="benchmark(noop, n_repeat=1000): host time per repeat", size="-", goal="<= 3 us",
+      requires=("profiler.benchmark",),
       floor_note="2 event records + 1 sync", reference=False,
       check=lambda got, ref: (None if np.shape(np.asarray(got).item().cpu_times) == (1000,)
                               else "benchmark() did not return 1000 CPU times"))

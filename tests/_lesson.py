@@ -2,6 +2,16 @@
 benchmarks/ and tools/ (run as scripts from the repository root) time it."""
 import numpy as np
 
+# The gpuarr operations the lesson's cells call (tests/test_lesson.py runs
+# them), as dotted names under gpuarr, in the lesson's order;
+# tests/test_benchmark_coverage.py checks that benchmarks/run.py has a row
+# for each, or says why not.
+LESSON_OPERATIONS = (
+    "asarray", "scipy.signal.convolve2d", "profiler.benchmark", "allclose", "asnumpy",
+    "convolve", "ndarray.mean", "median", "std", "amax", "ndarray.compress", "greater", "less",
+    "subtract", "multiply", "add", "where", "empty", "scipy.ndimage.label", "arange",
+    "scipy.ndimage.center_of_mass", "scipy.ndimage.sum_labels")
+
 
 def lesson_clipper(data_flat, kappa=3, xp=np, std=None, trace=None):
     """The lesson's kappa_sigma_clipper, verbatim but for kappa (3 in the
