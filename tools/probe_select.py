@@ -30,6 +30,7 @@ signal.alarm(58)       # never hang the batch
 
 import gpuarr as gp    # noqa: E402
 from gpuarr import _core  # noqa: E402
+from _probe import per_call  # noqa: E402
 
 sys.path.insert(0, "tests")
 from _lesson import lesson_clipper  # noqa: E402  the lesson's clipper, shared with the tests
@@ -48,22 +49,9 @@ def fmt(s):
     return f"{s * 1e6:8.1f} us" if s < 1e-3 else f"{s * 1e3:8.3f} ms"
 
 
-def events_time(fn, runs=100, warm=5, event=None):
-    """Median and min seconds between a start and an end event around fn."""
-    Event = event or gp.cuda.Event
-    for _ in range(warm):
-        fn()
-    samples = []
-    for _ in range(runs):
-        start, end = Event(), Event()
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        if event is None:
-            samples.append(gp.cuda.get_elapsed_time(start, end) / 1e3)
-        else:
-            samples.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
+def events_time(fn, runs=100, warm=5, xp=gp):
+    """Median and min GPU seconds of fn: _probe.per_call (the library's benchmark())."""
+    samples = per_call(fn, runs, warm, xp=xp)[0]
     return statistics.median(samples), min(samples)
 
 
@@ -120,8 +108,8 @@ def main():
         cx = cp.asarray(host)
         cm = cx > t
         line("CuPy x.compress(x > t)", events_time(lambda: cx.compress(cx > t),
-                                                    event=cp.cuda.Event))
-        line("CuPy x.compress(m)", events_time(lambda: cx.compress(cm), event=cp.cuda.Event))
+                                                    xp=cp))
+        line("CuPy x.compress(m)", events_time(lambda: cx.compress(cm), xp=cp))
 
     print("\n2. the kernel over sizes and densities: x.compress(m), float32, events")
     print(f"  {'n':>10s} {'density':>8s} {'time':>12s}")
@@ -166,7 +154,7 @@ def main():
         if cp is not None and time.perf_counter() - T0 < 30:
             try:
                 c = events_time(lambda: op(cp, cxs, cidx), runs=min(20, runs.get(name, 100)),
-                                warm=2, event=cp.cuda.Event)
+                                warm=2, xp=cp)
                 extra = f"CuPy {fmt(c[0])} / {fmt(c[1])}"
             except Exception as exc:  # noqa: BLE001
                 extra = f"CuPy failed: {type(exc).__name__}"
