@@ -28,6 +28,8 @@ import sys
 
 import numpy as np
 
+# run.py loaded afresh, not imported: each load has its own CASES, which this
+# file's cases join once (the tests load this file more than once).
 _RUN = pathlib.Path(__file__).resolve().parent / "run.py"
 _spec = importlib.util.spec_from_file_location("gpuarr_benchmarks_run", _RUN)
 run = importlib.util.module_from_spec(_spec)

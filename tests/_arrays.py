@@ -1,8 +1,10 @@
-"""Test data shared by the array-foundation tests (creation, indexing,
-shape, transfer, dtype, memory): every dtype a device array can hold,
+"""Test data shared by the tests: every dtype a device array can hold,
 random host arrays of each, casting sources whose conversions NumPy
-defines, and the comparisons the tests make with NumPy."""
+defines, the memory layouts views are tested in, and the comparisons the
+tests make with NumPy."""
 import numpy as np
+
+import gpuarr as gp
 
 ALL_DTYPES = [np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
@@ -14,19 +16,27 @@ KINDS = [np.dtype(t) for t in (
     np.bool_, np.int8, np.uint16, np.int64, np.float16, np.float32, np.float64, np.complex128)]
 
 
-def random_array(rng, shape, dtype):
-    """Fresh random values of `dtype`: integers over their whole range,
-    floats and complex numbers of magnitude ~100 (no NaN or inf)."""
+def random_array(rng, shape, dtype, *, small=False, low=None, high=None):
+    """Fresh random values of `dtype` (no NaN or inf).  By default integers
+    over their whole range, floats and complex numbers of magnitude ~100.
+    small=True (the convolution tests' data): integers in [-20, 20] ([0, 20]
+    unsigned; low and high move the ends), so sums computed in float64 stay
+    exact, and floats ~N(0, 1); complex numbers have both parts."""
     dtype = np.dtype(dtype)
+    scale = 1 if small else 100
     if dtype.kind == "b":
         a = rng.random(shape) < 0.5
+    elif dtype.kind in "iu" and small:
+        lo = (0 if dtype.kind == "u" else -20) if low is None else low
+        hi = 20 if high is None else high
+        a = rng.integers(lo, hi, size=shape, endpoint=True)
     elif dtype.kind in "iu":
         info = np.iinfo(dtype)
         a = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
     elif dtype.kind == "f":
-        a = rng.standard_normal(shape) * 100
+        a = rng.standard_normal(shape) * scale
     else:
-        a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * 100
+        a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * scale
     return np.asarray(a, dtype=dtype)
 
 
@@ -46,6 +56,32 @@ def cast_source(rng, shape, src, dst):
     if src.kind == "c":
         values = values + 1j * rng.integers(low, 101, size=shape)
     return np.asarray(values).astype(src)
+
+
+def view_layouts(h, reversed=True):
+    """(name, host view, device view) of h: contiguous, transposed, strided
+    and (unless reversed=False) reversed, the device views taken from device
+    copies of the same host data."""
+    out = [("contiguous", h, gp.asarray(h))]
+    if h.ndim >= 2:
+        out.append(("transposed", h.T, gp.asarray(h).T))
+    if h.ndim >= 1:
+        big = np.repeat(h, 2, axis=-1)
+        out.append(("strided", big[..., ::2], gp.asarray(big)[..., ::2]))
+        if reversed:
+            out.append(("reversed", h[::-1], gp.asarray(h)[::-1]))
+    return out
+
+
+def base_layouts(host):
+    """{name: (base, view function)}: bases laid out differently whose views
+    have host's logical shape (3-d host)."""
+    return {
+        "c": (host, lambda a: a),
+        "t": (np.ascontiguousarray(host.transpose(2, 1, 0)), lambda a: a.transpose(2, 1, 0)),
+        "neg": (np.ascontiguousarray(host[::-1, :, ::-1]), lambda a: a[::-1, :, ::-1]),
+        "slice": (np.repeat(host, 2, axis=1), lambda a: a[:, ::2]),
+    }
 
 
 def assert_same(got, want):

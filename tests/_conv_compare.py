@@ -2,24 +2,16 @@
 test_signal.py, test_filters.py): random inputs of every kind, and a check
 that a gpuarr call gives SciPy's/NumPy's result (dtype, shape, values) or
 raises SciPy's/NumPy's exception."""
+import functools
 import warnings
 
 import numpy as np
 
+from _arrays import random_array
 
-def rand(rng, shape, dtype, low=None, high=None):
-    """Random values of dtype: integers in a small range (so sums computed
-    in float64 stay exact), floats ~N(0, 1), complex with both parts."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return rng.random(shape) < 0.5
-    if dtype.kind in "iu":
-        lo = (0 if dtype.kind == "u" else -20) if low is None else low
-        hi = 20 if high is None else high
-        return rng.integers(lo, hi, size=shape, endpoint=True).astype(dtype)
-    if dtype.kind == "f":
-        return rng.standard_normal(shape).astype(dtype)
-    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+# The convolution tests' data: random_array's small values.
+rand = functools.partial(random_array, small=True)
 
 
 def tolerance(dtype):

@@ -1,8 +1,12 @@
 """What every test shares.
 
-GPU tests: modules or tests marked `gpu` are skipped when no device can be
-used, unless GPUARR_REQUIRE_GPU=1, in which case a missing GPU ends the run
-with an error (a GPU run cannot pass by skipping).
+GPU tests: the one spelling is the marker `gpu` (`@pytest.mark.gpu` on a
+test, `pytestmark = pytest.mark.gpu` on a module, `marks=pytest.mark.gpu` on
+a parameter); `@pytest.mark.gpu(devices=2)` marks a test that needs two
+devices.  GPU tests are skipped when no device can be used, unless
+GPUARR_REQUIRE_GPU=1, in which case a missing GPU ends the run with an error
+(a GPU run cannot pass by skipping); tests needing more devices than the
+machine has are skipped either way.
 
 Random data: one seed per run, GPUARR_TEST_SEED (a fresh one from
 os.urandom when it is unset), printed in the header, at the end of the run
@@ -147,6 +151,11 @@ def _sanitizer_skip_reason(item):
     return None
 
 
+def _devices_needed(item):
+    """How many devices a test marked `gpu` needs (0 for a CPU test)."""
+    return max((mark.kwargs.get("devices", 1) for mark in item.iter_markers("gpu")), default=0)
+
+
 def pytest_collection_modifyitems(config, items):
     if config.gpuarr_shard:
         k, n = config.gpuarr_shard
@@ -164,6 +173,11 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason="on an xdist worker: the other "
                                                         "workers share the GPU's time"))
     if gpuarr.is_available():
+        count = gpuarr.cuda.get_device_count()
+        for item in items:
+            needed = _devices_needed(item)
+            if needed > count:
+                item.add_marker(pytest.mark.skip(reason=f"needs {needed} GPUs"))
         return
     if REQUIRE_GPU:
         try:
@@ -175,7 +189,7 @@ def pytest_collection_modifyitems(config, items):
         pytest.exit(f"GPUARR_REQUIRE_GPU=1 but no GPU can be used ({reason})", returncode=3)
     skip = pytest.mark.skip(reason="no CUDA device (set GPUARR_REQUIRE_GPU=1 to make this an error)")
     for item in items:
-        if "gpu" in item.keywords:
+        if _devices_needed(item):
             item.add_marker(skip)
 
 

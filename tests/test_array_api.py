@@ -737,9 +737,7 @@ def test_to_device_and_dlpack(rng):
     assert gp.from_dlpack(x, device=x.device).data.ptr == x.data.ptr
 
 
-@pytest.mark.gpu
-@pytest.mark.skipif(not gp.is_available() or gp.cuda.runtime.getDeviceCount() < 2,
-                    reason="needs two GPUs")
+@pytest.mark.gpu(devices=2)
 def test_device_argument_on_a_second_gpu(rng):
     host = rng.standard_normal(10)
     one = gp.cuda.Device(1)

@@ -1,5 +1,6 @@
 """The benchmark registry (benchmarks/run.py) is sound: names unique, every
-case names an issue and a goal the runner understands.  CPU only: the runner
+case names an issue and a goal the runner understands, and every operation
+the lesson uses has a row (or a reason in NO_ROW).  CPU only: the runner
 imports without a GPU and without CuPy."""
 import importlib.util
 import pathlib
@@ -7,6 +8,8 @@ import subprocess
 import sys
 
 import pytest
+
+from _lesson import LESSON_OPERATIONS
 
 RUN_PY = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
 
@@ -57,3 +60,39 @@ def test_list_runs_without_a_gpu():
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "h2d_32MB" in proc.stdout and "add_f32_1GiB" not in proc.stdout
+
+
+# Operations of the lesson with no benchmark row of their own, and why.
+NO_ROW = {
+    "allclose": "the lesson's check of a result, not a step it times",
+    "ndarray.mean": "printed once by the statistics cell; std_4M times the same pass",
+    "amax": "printed once by the statistics cell; sum_f32_1GiB times the reduction",
+    "empty": "takes a block from the pool, no kernel; ones_1000x1000x200 times the pool",
+}
+
+
+def missing_rows(cases, operations, no_row):
+    """What keeps `cases` from covering `operations` (dotted gpuarr names,
+    matched against each case's requires), given the excuses in no_row."""
+    covered = {name for c in cases for name in c.requires}
+    problems = [f"{op}: no benchmark row requires it, and NO_ROW gives no reason"
+                for op in operations if op not in covered and op not in no_row]
+    problems += [f"{op}: excused in NO_ROW, yet a row requires it" for op in no_row if op in covered]
+    problems += [f"{op}: excused in NO_ROW, yet the lesson does not use it"
+                 for op in no_row if op not in operations]
+    return problems
+
+
+def test_every_lesson_operation_has_a_benchmark_row(bench):
+    import gpuarr
+    assert bench.gpuarr_lacks(gpuarr, LESSON_OPERATIONS) is None
+    assert missing_rows(bench.CASES, LESSON_OPERATIONS, NO_ROW) == []
+
+
+def test_row_check_catches_a_missing_row_and_stale_excuses(bench):
+    median = bench.Case("m", issue=4, desc="d", size="s", goal="<= 1 ms", requires=("median",))
+    problems = missing_rows([median], ("median", "std", "amax"), {"median": "r", "sort": "r"})
+    assert problems == ["std: no benchmark row requires it, and NO_ROW gives no reason",
+                        "amax: no benchmark row requires it, and NO_ROW gives no reason",
+                        "median: excused in NO_ROW, yet a row requires it",
+                        "sort: excused in NO_ROW, yet the lesson does not use it"]

@@ -318,9 +318,8 @@ def test_repr_and_str_print_values_like_numpy(rng, dtype):
     assert repr(gp.asarray(h)[...]) == repr(h)
 
 
+@pytest.mark.gpu(devices=2)
 def test_repr_names_the_device_when_not_device_0():
-    if gp._core.get_device_count() < 2:
-        pytest.skip("needs two GPUs")
     with gp.cuda.Device(1):
         d = gp.arange(3)
     assert d.device.id == 1

@@ -14,6 +14,8 @@ import gpuarr as cp  # the lesson's `import cupy as cp`, imports changed only
 from gpuarr import datasets
 from gpuarr.profiler import benchmark
 
+from _lesson import lesson_clipper as kappa_sigma_clipper  # the lesson's cell, shared
+
 pytestmark = pytest.mark.gpu
 
 scipy_signal = pytest.importorskip("scipy.signal")
@@ -90,20 +92,6 @@ def test_convolution_part(deltas, gauss):
     gpu_1d = np.convolve(deltas_1d_gpu, gauss_1d_gpu)
     assert isinstance(gpu_1d, cp.ndarray)
     np.testing.assert_allclose(gpu_1d.get(), cpu_1d, rtol=1e-9, atol=1e-12)
-
-
-# The lesson's cell as written (this module runs the lesson's code; tests/_lesson.py
-# holds the copy the other modules share).
-def kappa_sigma_clipper(data_flat):
-    while True:
-        med = np.median(data_flat)
-        std = np.std(data_flat)
-        clipped_lower = data_flat.compress(data_flat > med - 3 * std)
-        clipped_both = clipped_lower.compress(clipped_lower < med + 3 * std)
-        if len(clipped_both) == len(data_flat):
-            break
-        data_flat = clipped_both
-    return data_flat
 
 
 @pytest.fixture(scope="module")

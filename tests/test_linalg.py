@@ -36,7 +36,6 @@ from test_array_api import check_signature, stub_signature
 
 scipy_linalg = pytest.importorskip("scipy.linalg")
 
-gpu = pytest.mark.gpu
 FLOATS = [np.float32, np.float64, np.complex64, np.complex128]
 BATCHES = [(), (1,), (3,), (2, 2)]
 
@@ -437,7 +436,7 @@ def test_numpy_linalg_dispatches_to_gpuarr_linalg():
 
 # ================================================================ GPU ====
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("batch", BATCHES)
 @pytest.mark.parametrize("n", [1, 2, 5, 17])
@@ -455,7 +454,7 @@ def test_det_slogdet(rng, dtype, batch, n):
     np.testing.assert_allclose(host(logabs), want.logabsdet, rtol=tol, atol=tol)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_det_of_singular_and_empty(dtype):
     a = np.array([[[1, 2], [2, 4]], [[0, 0], [0, 0]], [[3, 0], [0, 2]]], dtype)
@@ -471,7 +470,7 @@ def test_det_of_singular_and_empty(dtype):
     np.testing.assert_array_equal(host(l), np.linalg.slogdet(e).logabsdet)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.int32, np.bool_, np.uint8])
 def test_integers_promote_to_float64(dtype):
     a = np.array([[2, 1], [1, 3]]).astype(dtype) if dtype != np.bool_ else \
@@ -482,7 +481,7 @@ def test_integers_promote_to_float64(dtype):
         np.testing.assert_allclose(host(got), want, rtol=1e-12, atol=1e-12)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("batch", BATCHES)
 @pytest.mark.parametrize("n", [1, 3, 8, 33])
@@ -495,7 +494,7 @@ def test_inv(rng, dtype, batch, n):
     close(host(got), want, 20 * n * eps(dtype) * cond)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.float64, np.complex64])
 def test_inv_of_views(rng, dtype):
     big = conditioned(rng, (3, 12, 12), dtype)
@@ -506,7 +505,7 @@ def test_inv_of_views(rng, dtype):
         close(host(linalg.inv(view)), np.linalg.inv(ref), 50 * 12 * eps(dtype) * cond)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_inv_and_solve_of_singular_raise(dtype):
     sing = np.array([[1, 2], [2, 4]], dtype)
@@ -518,14 +517,14 @@ def test_inv_and_solve_of_singular_raise(dtype):
             linalg.solve(gp.asarray(a), gp.ones(2, dtype=dtype))
 
 
-@gpu
+@pytest.mark.gpu
 def test_inv_of_empty_and_1x1():
     e = np.zeros((3, 0, 0))
     assert linalg.inv(gp.asarray(e)).shape == np.linalg.inv(e).shape
     np.testing.assert_allclose(host(linalg.inv(gp.asarray([[4.0]]))), [[0.25]])
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("a_shape,b_shape", [s for s in SOLVE_SHAPES if 0 not in s[0] + s[1]])
 def test_solve(rng, dtype, a_shape, b_shape):
@@ -538,7 +537,7 @@ def test_solve(rng, dtype, a_shape, b_shape):
     close(host(got), want, 20 * a_shape[-1] * eps(dtype) * cond)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("a_shape,b_shape", [s for s in SOLVE_SHAPES if 0 in s[0] + s[1]])
 def test_solve_empty(a_shape, b_shape):
     want = np.linalg.solve(np.broadcast_to(np.eye(a_shape[-1]), a_shape), np.ones(b_shape))
@@ -547,7 +546,7 @@ def test_solve_empty(a_shape, b_shape):
     assert got.shape == want.shape and got.dtype == want.dtype
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("da,db", [(np.float32, np.complex128), (np.int64, np.float32),
                                    (np.complex64, np.float32), (np.float32, np.int8)])
 def test_solve_mixed_types_and_views(rng, da, db):
@@ -560,7 +559,7 @@ def test_solve_mixed_types_and_views(rng, da, db):
     close(host(got), want, 1e3 * eps(want.dtype))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_solve_ill_conditioned_has_a_small_residual(rng, dtype):
     n = 40
@@ -574,7 +573,7 @@ def test_solve_ill_conditioned_has_a_small_residual(rng, dtype):
     assert residual <= 100 * n * eps(dtype)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("batch", BATCHES)
 @pytest.mark.parametrize("n", [1, 4, 40])
@@ -592,7 +591,7 @@ def test_cholesky(rng, dtype, batch, n, upper):
     assert np.all(got == tri(got))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_cholesky_not_positive_definite_raises(dtype):
     bad = np.array([[1, 2], [2, 1]], dtype)
@@ -601,7 +600,7 @@ def test_cholesky_not_positive_definite_raises(dtype):
             linalg.cholesky(gp.asarray(a))
 
 
-@gpu
+@pytest.mark.gpu
 def test_cholesky_empty_and_views(rng):
     assert linalg.cholesky(gp.zeros((2, 0, 0))).shape == (2, 0, 0)
     a = spd(rng, (3, 10, 10), np.float64)
@@ -625,7 +624,7 @@ def _check_qr(a, q, r, mode, dtype):
     assert np.all(r == np.triu(r))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("shape", [(5, 5), (7, 3), (3, 7), (1, 1), (1, 4), (4, 1), (2, 6, 4),
                                    (2, 2, 3, 5), (40, 20)])
@@ -639,7 +638,7 @@ def test_qr(rng, dtype, shape, mode):
         _check_qr(a, host(got.Q), host(got.R), mode, dtype)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(0, 3), (3, 0), (2, 0, 0)])
 @pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
 def test_qr_empty(shape, mode):
@@ -652,7 +651,7 @@ def test_qr_empty(shape, mode):
         np.testing.assert_array_equal(host(got.R), want.R)
 
 
-@gpu
+@pytest.mark.gpu
 def test_qr_of_views(rng):
     a = conditioned(rng, (9, 9), np.complex128)
     q, r = linalg.qr(gp.asarray(a)[1::2, ::3].mT)
@@ -675,7 +674,7 @@ def _check_svd(a, got, full, dtype, cond):
         close(g, np.broadcast_to(np.eye(g.shape[-1]), g.shape), tol, scale=g.shape[-1])
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("shape", [(5, 5), (8, 3), (3, 8), (1, 1), (1, 5), (5, 1), (3, 6, 4),
                                    (2, 2, 4, 6), (4, 32, 32), (3, 1, 1), (50, 30), (2, 40, 33),
@@ -690,7 +689,7 @@ def test_svd(rng, dtype, shape, full):
           100 * max(shape) * eps(dtype))
 
 
-@gpu
+@pytest.mark.gpu
 def test_svd_of_views_and_rank_deficient(rng):
     a = conditioned(rng, (4, 10, 8), np.float64)
     a[1, :, 3] = a[1, :, 0]                         # rank deficient
@@ -699,7 +698,7 @@ def test_svd_of_views_and_rank_deficient(rng):
                linalg.svd(dev[:, ::2, 1:].mT, full_matrices=False), False, np.float64, 100.0)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(0, 3), (3, 0), (2, 0, 0)])
 @pytest.mark.parametrize("full", [True, False])
 def test_svd_empty(shape, full):
@@ -709,7 +708,7 @@ def test_svd_empty(shape, full):
         np.testing.assert_array_equal(host(g), w)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_svd_hermitian(rng, dtype):
     a = hermitian(rng, (3, 6, 6), dtype)
@@ -718,7 +717,7 @@ def test_svd_hermitian(rng, dtype):
           np.linalg.svd(a, compute_uv=False), 100 * 6 * eps(dtype))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("batch", BATCHES + [(40,)])
 @pytest.mark.parametrize("n", [1, 4, 32, 33])
@@ -742,7 +741,7 @@ def test_eigh(rng, dtype, batch, n, UPLO):
     close(host(linalg.eigvalsh(gp.asarray(spoiled), UPLO=UPLO)), want.eigenvalues, tol)
 
 
-@gpu
+@pytest.mark.gpu
 def test_eigh_empty_and_views(rng):
     w, v = linalg.eigh(gp.zeros((3, 0, 0)))
     assert w.shape == (3, 0) and v.shape == (3, 0, 0)
@@ -751,7 +750,7 @@ def test_eigh_empty_and_views(rng):
     close(host(linalg.eigvalsh(view)), np.linalg.eigvalsh(a[::2, ::2]), 1e-12)
 
 
-@gpu
+@pytest.mark.gpu
 def test_decompositions_run_on_the_current_stream(rng):
     a = conditioned(rng, (3, 20, 20), np.float64)
     b = rng.standard_normal((3, 20, 2))
@@ -775,7 +774,7 @@ NORM_CASES = [((7,), None, None), ((7,), 0, None), ((7,), 1, None), ((7,), 2, No
               ((3, 4, 5), "nuc", (2, 1)), ((3, 4, 5), None, None)]
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.int32])
 @pytest.mark.parametrize("shape,ord,axis", NORM_CASES)
 @pytest.mark.parametrize("keepdims", [False, True])
@@ -789,7 +788,7 @@ def test_norm(rng, dtype, shape, ord, axis, keepdims):
     close(host(got), want, 100 * eps(want.dtype) * max(shape))
 
 
-@gpu
+@pytest.mark.gpu
 def test_norm_errors_are_numpys():
     x = gp.ones((3, 4))
     with pytest.raises(ValueError, match="Invalid norm order 'fro' for vectors"):
@@ -802,7 +801,7 @@ def test_norm_errors_are_numpys():
         linalg.norm(gp.ones((2, 2, 2)), axis=(0, 1, 2))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("ord", [2, 1, np.inf, -np.inf, 0, 3])
 @pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)])
 @pytest.mark.parametrize("keepdims", [False, True])
@@ -814,7 +813,7 @@ def test_vector_norm(rng, ord, axis, keepdims):
     close(host(got), want, 1e-5)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("ord", ["fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_matrix_norm(rng, ord, keepdims):
@@ -825,7 +824,7 @@ def test_matrix_norm(rng, ord, keepdims):
     close(host(got), want, 1e-12)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("hermitian", [False, True])
 def test_matrix_rank(rng, hermitian):
     ranks = [0, 1, 3, 6]
@@ -847,7 +846,7 @@ def test_matrix_rank(rng, hermitian):
         linalg.matrix_rank(gp.asarray(a), tol=1.0, rtol=1.0)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.complex128])
 def test_cross_diagonal_trace_outer(rng, dtype):
     x1 = (rng.standard_normal((4, 3)) * 5).astype(dtype)
@@ -875,7 +874,7 @@ def test_cross_diagonal_trace_outer(rng, dtype):
                                   np.linalg.matrix_transpose(m))
 
 
-@gpu
+@pytest.mark.gpu
 def test_numpy_linalg_on_device_arrays_runs_on_the_device(rng):
     a = conditioned(rng, (5, 5), np.float64)
     d = np.linalg.det(gp.asarray(a))
@@ -887,7 +886,7 @@ def test_numpy_linalg_on_device_arrays_runs_on_the_device(rng):
             getattr(np.linalg, missing[0])(gp.asarray(a))
 
 
-@gpu
+@pytest.mark.gpu
 def test_array_api_namespace_has_linalg(rng):
     a = gp.asarray(spd(rng, (4, 4), np.float64))
     xp = a.__array_namespace__()
@@ -933,7 +932,7 @@ def test_benchmark_checks_catch_wrong_factors(rng, monkeypatch):
 
 # ===================================== GPU: built on matrix products ====
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 6, 4), (3, 1, 1), (0, 3)])
 def test_pinv(rng, dtype, shape):
@@ -943,7 +942,7 @@ def test_pinv(rng, dtype, shape):
     close(host(got), np.linalg.pinv(a), 1000 * max(shape) * eps(dtype))
 
 
-@gpu
+@pytest.mark.gpu
 def test_pinv_cuts_small_singular_values():
     a = np.diag([1.0, 1e-3, 1e-12])
     for kw in ({}, {"rcond": 1e-2}, {"rtol": 1e-2}, {"rtol": None}, {"rcond": np.array(1e-6)}):
@@ -953,7 +952,7 @@ def test_pinv_cuts_small_singular_values():
             linalg.pinv(gp.asarray(a), rcond=1e-3, rtol=rtol)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("m,n,k", [(8, 3, None), (8, 3, 2), (3, 8, None), (5, 5, 3), (6, 0, 2),
                                    (0, 4, None)])
@@ -970,7 +969,7 @@ def test_lstsq(rng, dtype, m, n, k):
     close(host(res), wres, 100 * tol, scale=max(1.0, float(np.abs(wres).max(initial=0))))
 
 
-@gpu
+@pytest.mark.gpu
 def test_lstsq_rank_deficient_and_errors():
     a = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
     b = np.array([1.0, 2.0, 2.0])
@@ -982,7 +981,7 @@ def test_lstsq_rank_deficient_and_errors():
         linalg.lstsq(gp.asarray(a), gp.ones(4))
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.int64, np.float32, np.float64, np.complex128])
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 7, -1, -4])
 def test_matrix_power(rng, dtype, n):
@@ -1009,7 +1008,7 @@ def test_matrix_power(rng, dtype, n):
         linalg.matrix_power(gp.ones((2, 3)), 2)
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("shapes", [[(3,), (3, 20), (20, 4), (4,)], [(10, 30), (30, 5), (5, 60)],
                                     [(2, 7), (7, 7), (7, 1), (1, 9)], [(5,), (5, 2), (2, 6)],
                                     [(4, 6), (6, 3), (3,)]])
@@ -1025,7 +1024,7 @@ def test_multi_dot(rng, shapes):
         linalg.multi_dot([gp.asarray(arrays[0])])
 
 
-@gpu
+@pytest.mark.gpu
 def test_tensorinv_and_tensorsolve(rng):
     a = conditioned(rng, (24, 24), np.float64, 10.0).reshape(4, 6, 8, 3)
     close(host(linalg.tensorinv(gp.asarray(a), ind=2)), np.linalg.tensorinv(a, ind=2), 1e-12)

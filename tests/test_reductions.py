@@ -15,6 +15,8 @@ import gpuarr as gp
 from gpuarr import _core
 from gpuarr._reductions import _result_dtype
 
+from _arrays import base_layouts
+
 
 FUNCS = ["sum", "prod", "mean", "var", "std", "min", "max", "ptp", "argmin", "argmax", "all",
          "any", "count_nonzero"]
@@ -47,17 +49,6 @@ def sample(rng, shape, dtype, func=""):
         return rng.standard_normal(shape) * (4 if dtype.char in "e" else 100)
     a = part() if dtype.kind == "f" else part() + 1j * part()
     return np.asarray(a, dtype=real).astype(dtype)
-
-
-def layouts(host):
-    """(name, view function) pairs giving the same logical shape from a
-    base array laid out differently."""
-    return {
-        "c": (host, lambda a: a),
-        "t": (np.ascontiguousarray(host.transpose(2, 1, 0)), lambda a: a.transpose(2, 1, 0)),
-        "neg": (np.ascontiguousarray(host[::-1, :, ::-1]), lambda a: a[::-1, :, ::-1]),
-        "slice": (np.repeat(host, 2, axis=1), lambda a: a[:, ::2]),
-    }
 
 
 def scale_of(func, x, axis, keepdims):
@@ -311,7 +302,7 @@ def test_against_numpy(func, dtype, layout, rng):
     if func == "ptp" and dtype.kind == "b":
         pytest.skip("NumPy refuses ptp of bool (tested below)")
     host = sample(rng, (5, 6, 7), dtype, func)
-    base, view = layouts(host)[layout]
+    base, view = base_layouts(host)[layout]
     x = view(gp.asarray(base))
     assert x.shape == host.shape
     for axis, keepdims in itertools.product(AXES, [False, True]):
@@ -672,7 +663,7 @@ NAN_DTYPES = [np.dtype(t) for t in (np.bool_, np.int16, np.uint8, np.int64, np.f
 @pytest.mark.parametrize("func", NAN_FUNCS)
 def test_nan_functions_against_numpy(func, dtype, layout, rng):
     host = with_nans(rng, sample(rng, (5, 6, 7), dtype, func))
-    base, view = layouts(host)[layout]
+    base, view = base_layouts(host)[layout]
     x = view(gp.asarray(base))
     for axis, keepdims in itertools.product(AXES, [False, True]):
         if func in ORDERED and isinstance(axis, tuple):
@@ -858,7 +849,7 @@ def test_average_errors(rng):
                                    np.complex64])
 def test_diff_against_numpy(dtype, rng):
     host = sample(rng, (5, 6, 7), dtype)
-    base, view = layouts(host)["t"]
+    base, view = base_layouts(host)["t"]
     x = view(gp.asarray(base))
     for n in [0, 1, 2, 3]:
         for axis in [-1, 0, 1]:

@@ -18,13 +18,6 @@ from gpuarr.profiler import PerfCaseResult
 
 
 
-def multi_gpu(f):
-    """GPU test that needs two devices."""
-    def n_devices():
-        return runtime.getDeviceCount() if gp.is_available() else 0
-    return pytest.mark.gpu(pytest.mark.skipif(n_devices() < 2, reason="needs 2 GPUs")(f))
-
-
 def clock_khz(device=None):
     dev = gp.cuda.get_device_id() if device is None else device
     return runtime.deviceGetAttribute(runtime.cudaDevAttrClockRate, dev)
@@ -510,7 +503,7 @@ def test_benchmark_fairer_comparison_and_host_only_functions(rng):
 
 # ========================================================= multi-GPU tests
 
-@multi_gpu
+@pytest.mark.gpu(devices=2)
 def test_second_device_arrays_and_peer_copy():
     a = gp.arange(10, dtype=gp.float64)
     with Device(1) as d1:
@@ -526,7 +519,7 @@ def test_second_device_arrays_and_peer_copy():
     assert Device(1).compute_capability and Device(1).mem_info[1] > 0
 
 
-@multi_gpu
+@pytest.mark.gpu(devices=2)
 def test_streams_and_events_of_another_device():
     s0 = Stream()
     with Device(1):
@@ -555,7 +548,7 @@ def test_streams_and_events_of_another_device():
     assert r.gpu_times.shape == (2, 4) and "GPU-1:" in str(r)
 
 
-@multi_gpu
+@pytest.mark.gpu(devices=2)
 def test_peer_copies_both_ways_keep_values_and_layout(rng):
     host = rng.random((64, 48))
     a = gp.asarray(host)
@@ -577,7 +570,7 @@ def test_peer_copies_both_ways_keep_values_and_layout(rng):
         assert bool((big1 == gp.arange(1 << 24, dtype=gp.float32)).all())
 
 
-@multi_gpu
+@pytest.mark.gpu(devices=2)
 def test_operations_run_on_the_arrays_device():
     with Device(1):
         b = gp.arange(1000, dtype=gp.float64)
@@ -593,7 +586,7 @@ def test_operations_run_on_the_arrays_device():
     assert gp.cuda.get_device_id() == 0
 
 
-@multi_gpu
+@pytest.mark.gpu(devices=2)
 def test_mixed_devices_raise_value_error_naming_both():
     a = gp.ones(8)
     with Device(1):
@@ -612,7 +605,7 @@ def test_mixed_devices_raise_value_error_naming_both():
     np.testing.assert_array_equal(b.get(), before)
 
 
-@multi_gpu
+@pytest.mark.gpu(devices=2)
 def test_device_ids_at_the_edge_of_the_count():
     n = runtime.getDeviceCount()
     with Device(n - 1) as d:
@@ -624,7 +617,7 @@ def test_device_ids_at_the_edge_of_the_count():
     assert gp.cuda.get_device_id() == 0
 
 
-@multi_gpu
+@pytest.mark.gpu(devices=2)
 def test_stream_of_another_device_in_an_operation():
     with Device(1):
         s1 = Stream(non_blocking=True)
@@ -639,7 +632,7 @@ def test_stream_of_another_device_in_an_operation():
     np.testing.assert_array_equal(r.get(), np.arange(100, dtype=np.float32) + 1)
 
 
-@multi_gpu
+@pytest.mark.gpu(devices=2)
 def test_peer_copy_waits_for_the_source_devices_queued_work():
     # A peer copy runs on the destination's stream; it must first wait for
     # the work already queued on the source device (here a spin, then the
@@ -656,7 +649,7 @@ def test_peer_copy_waits_for_the_source_devices_queued_work():
     np.testing.assert_array_equal(c.get(), np.full(1 << 20, 3, np.float32))
 
 
-@multi_gpu
+@pytest.mark.gpu(devices=2)
 def test_astype_and_copy_stay_on_the_arrays_device():
     with Device(1):
         b = gp.arange(12, dtype=gp.int32).reshape(3, 4)

@@ -12,6 +12,8 @@ import pytest
 import gpuarr as gp
 from gpuarr._reductions import _result_dtype
 
+from _arrays import base_layouts
+
 
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int32, np.uint16, np.int64, np.uint64,
                                 np.float16, np.float32, np.float64, np.complex64,
@@ -88,15 +90,6 @@ def assert_scan(got, want, tol):
     assert np.all(err <= bound), np.max(err - bound)
 
 
-def layouts(host):
-    return {
-        "c": (host, lambda a: a),
-        "t": (np.ascontiguousarray(host.transpose(2, 1, 0)), lambda a: a.transpose(2, 1, 0)),
-        "neg": (np.ascontiguousarray(host[::-1, :, ::-1]), lambda a: a[::-1, :, ::-1]),
-        "slice": (np.repeat(host, 2, axis=1), lambda a: a[:, ::2]),
-    }
-
-
 # ============================================================ host side
 
 def test_functions_and_methods_exist():
@@ -136,7 +129,7 @@ def test_result_dtypes_are_numpys(dtype):
 @pytest.mark.parametrize("func", ["cumsum", "cumprod"])
 def test_against_numpy(func, dtype, layout, rng):
     host = sample(rng, (5, 6, 7), dtype, func)
-    base, view = layouts(host)[layout]
+    base, view = base_layouts(host)[layout]
     x = view(gp.asarray(base))
     for axis in [None, 0, 1, 2, -1, -3]:
         want, tol = reference(func, host, axis=axis)

@@ -15,6 +15,8 @@ import gpuarr as gp
 from gpuarr import _core
 from gpuarr.cuda import runtime
 
+from _arrays import view_layouts
+
 
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.uint16, np.int32, np.int64, np.float16,
                                 np.float32, np.float64, np.complex64, np.complex128)]
@@ -34,16 +36,6 @@ def values(rng, shape, dtype):
 
 def sparse(rng, shape, density):
     return rng.random(shape) < density
-
-
-def layouts(h):
-    out = [("contiguous", h, gp.asarray(h))]
-    if h.ndim >= 2:
-        out.append(("transposed", h.T, gp.asarray(h).T))
-    if h.ndim >= 1:
-        big = np.repeat(h, 2, axis=-1)
-        out.append(("strided", big[..., ::2], gp.asarray(big)[..., ::2]))
-    return out
 
 
 def same(got, want, msg=""):
@@ -83,7 +75,7 @@ def test_nonzero_flatnonzero_argwhere_where(rng, dtype, shape):
     h = values(rng, shape, dtype)
     if dtype.kind != "b":
         h[sparse(rng, shape, 0.5)] = 0
-    for name, hv, dv in layouts(h):
+    for name, hv, dv in view_layouts(h, reversed=False):
         got = gp.nonzero(dv)
         want = np.nonzero(hv)
         assert isinstance(got, tuple) and len(got) == len(want)
@@ -123,7 +115,7 @@ def test_compress_function_and_method(rng, dtype, axis):
     h = values(rng, (37, 45), dtype)
     n = h.size if axis is None else h.shape[axis]
     cond = sparse(rng, n, 0.6)
-    for name, hv, dv in layouts(h):
+    for name, hv, dv in view_layouts(h, reversed=False):
         if axis is not None and hv.shape != h.shape:
             n2 = hv.shape[axis]
             c = sparse(rng, n2, 0.6)
@@ -315,7 +307,7 @@ def index_cases(rng, shape):
 @pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float32, np.float64, np.complex128])
 def test_fancy_get_matches_numpy(rng, dtype):
     h = values(rng, (6, 7, 8), dtype)
-    for name, hv, dv in layouts(h):
+    for name, hv, dv in view_layouts(h, reversed=False):
         for desc, ih, idev in index_cases(rng, hv.shape):
             same(dv[idev], hv[ih], f"{name}: {desc}")
 
@@ -425,7 +417,7 @@ def take_indices(rng, shape, axis, mode, size=(3, 4)):
 @pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
 def test_take_matches_numpy(rng, dtype, axis, mode):
     h = values(rng, (7, 9), dtype)
-    for name, hv, dv in layouts(h):
+    for name, hv, dv in view_layouts(h, reversed=False):
         ind = take_indices(rng, hv.shape, axis, mode)
         want = np.take(hv, ind, axis=axis, mode=mode)
         same(gp.take(dv, gp.asarray(ind), axis=axis, mode=mode), want, name)
@@ -453,7 +445,7 @@ def outcome(fn):
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 def test_take_raises_exactly_when_numpy_does(rng, axis):
     h = values(rng, (5, 6), np.float32)
-    for name, hv, dv in layouts(h):
+    for name, hv, dv in view_layouts(h, reversed=False):
         n = hv.size if axis is None else hv.shape[axis]
         for bad in ([n - 1, -n], [0, n], [-n - 1, 0], [n - 1, n, -n - 1], [2 * n], [-2 * n]):
             ind = np.array(bad)

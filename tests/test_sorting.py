@@ -14,6 +14,7 @@ import pytest
 import gpuarr as gp
 from gpuarr import _core
 
+from _arrays import view_layouts
 from _lesson import lesson_clipper
 
 
@@ -44,20 +45,6 @@ def values(rng, shape, dtype, ties=False, nan=False):
         pos = rng.integers(0, flat.size, size=max(1, flat.size // 10))
         flat[pos] = rng.choice(specials, size=pos.size)
     return a
-
-
-def layouts(h):
-    """(name, host view, device view) of h: contiguous, transposed, strided
-    and reversed, the device views taken from device copies of the same
-    host data."""
-    out = [("contiguous", h, gp.asarray(h))]
-    if h.ndim >= 2:
-        out.append(("transposed", h.T, gp.asarray(h).T))
-    if h.ndim >= 1:
-        big = np.repeat(h, 2, axis=-1)
-        out.append(("strided", big[..., ::2], gp.asarray(big)[..., ::2]))
-        out.append(("reversed", h[::-1], gp.asarray(h)[::-1]))
-    return out
 
 
 def get(x):
@@ -134,7 +121,7 @@ def test_histogram_estimator_names_are_a_clear_error():
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 def test_sort_matches_numpy(rng, dtype, axis):
     h = values(rng, (5, 7, 33), dtype, nan=True)
-    for name, hv, dv in layouts(h):
+    for name, hv, dv in view_layouts(h):
         got = gp.sort(dv, axis=axis).get()
         want = np.sort(hv, axis=axis)
         assert got.dtype == want.dtype and got.shape == want.shape, name
@@ -146,7 +133,7 @@ def test_sort_matches_numpy(rng, dtype, axis):
 @pytest.mark.parametrize("axis", [None, 0, -1])
 def test_argsort_is_stable_like_numpy(rng, dtype, axis):
     h = values(rng, (6, 300), dtype, ties=True, nan=True)
-    for name, hv, dv in layouts(h):
+    for name, hv, dv in view_layouts(h):
         got = gp.argsort(dv, axis=axis)
         assert got.dtype == np.int64
         np.testing.assert_array_equal(got.get(), np.argsort(hv, axis=axis, kind="stable"),
@@ -255,7 +242,7 @@ def check_partition(part, hv, kth, axis):
 @pytest.mark.parametrize("axis", [-1, 0, None])
 def test_partition_property(rng, dtype, kth, axis):
     h = values(rng, (11, 13), dtype, ties=True, nan=True)
-    for name, hv, dv in layouts(h):
+    for name, hv, dv in view_layouts(h):
         part = gp.partition(dv, kth, axis=axis).get()
         flat = hv.ravel() if axis is None else hv
         check_partition(part, flat, kth, -1 if axis is None else axis)
@@ -293,7 +280,7 @@ def np_unique(h, **kw):
 @pytest.mark.parametrize("dtype", ORDERED)
 def test_unique_matches_numpy(rng, dtype):
     h = values(rng, (7, 41), dtype, ties=True, nan=True)
-    for name, hv, dv in layouts(h):
+    for name, hv, dv in view_layouts(h):
         got = gp.unique(dv, return_index=True, return_inverse=True, return_counts=True)
         want = np_unique(hv, return_index=True, return_inverse=True, return_counts=True)
         for g, w, what in zip(got, want, ("values", "index", "inverse", "counts")):
@@ -469,7 +456,7 @@ def test_histogram_matches_numpy(rng, dtype, bins):
     b = edges.tolist() if bins == "edges" else gp.asarray(edges) if bins == "device_edges" \
         else bins
     hb = edges if isinstance(bins, str) else bins
-    for name, hv, dv in layouts(h):
+    for name, hv, dv in view_layouts(h):
         want_n, want_e = np.histogram(hv, bins=hb)
         results = [gp.histogram(dv, bins=b)]
         if bins == "edges":
@@ -542,7 +529,7 @@ AXES = [None, 0, -1, 1, (0, 2), (2, 0, 1)]
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_median_matches_numpy(rng, dtype, axis, keepdims):
     h = values(rng, (4, 6, 9), dtype, ties=dtype.kind != "f")
-    for name, hv, dv in layouts(h):
+    for name, hv, dv in view_layouts(h):
         got = gp.median(dv, axis=axis, keepdims=keepdims)
         assert isinstance(got, gp.ndarray)
         assert_close(got, np.median(hv, axis=axis, keepdims=keepdims))
@@ -595,7 +582,7 @@ def test_median_empty_and_out(rng):
 @pytest.mark.parametrize("axis", [None, 1, (0, 2)])
 def test_quantile_matches_numpy(rng, dtype, q, axis):
     h = values(rng, (3, 10, 7), dtype)
-    for name, hv, dv in layouts(h):
+    for name, hv, dv in view_layouts(h):
         assert_close(gp.quantile(dv, q, axis=axis), np.quantile(hv, q, axis=axis))
     qa = np.asarray(q) * 100
     qp = float(qa) if qa.ndim == 0 else qa

@@ -358,21 +358,6 @@ def rounded_std(d):
     return d.dtype.type(np.std(d.astype(np.float64)))
 
 
-def lesson_trace(data_flat, kappa, std=np.std):
-    """The lesson's loop with the given std: the survivors and, for every
-    iteration, (lower bound, upper bound, survivors after the clip)."""
-    trace = []
-    while True:
-        med, s = np.median(data_flat), std(data_flat)
-        lo, hi = med - kappa * s, med + kappa * s
-        c = data_flat.compress(data_flat > lo)
-        c = c.compress(c < hi)
-        trace.append((lo, hi, c.size))
-        if len(c) == len(data_flat):
-            return data_flat, trace
-        data_flat = c
-
-
 def ulps(a, b):
     a, b = np.asarray(a), np.asarray(b)
     return abs(int(a.view(np.int32)) - int(b.view(np.int32)))
@@ -392,9 +377,10 @@ def assert_lesson_survivors(got, x, kappa=3):
     if got.shape == want.shape and np.array_equal(got, want):
         return
     assert x.dtype == np.float32, f"{got.size} survivors, the lesson's clipper {want.size}"
-    model, mtrace = lesson_trace(x, kappa, rounded_std)
+    mtrace, ntrace = [], []
+    model = lesson_clipper(x, kappa, std=rounded_std, trace=mtrace)
     np.testing.assert_array_equal(got, model)
-    _, ntrace = lesson_trace(x, kappa)
+    lesson_clipper(x, kappa, trace=ntrace)
     for (nlo, nhi, ncount), (mlo, mhi, mcount) in zip(ntrace, mtrace):
         assert ulps(nlo, mlo) <= 2 and ulps(nhi, mhi) <= 2, \
             f"bounds ({mlo!r}, {mhi!r}), NumPy's ({nlo!r}, {nhi!r})"

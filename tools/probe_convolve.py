@@ -32,6 +32,8 @@ sys.path.insert(0, ROOT)
 
 import numpy  # noqa: E402
 
+from _probe import per_call  # noqa: E402
+
 FP64_PEAK = 33.5e12      # H100 SXM FP64 (non-tensor) FLOP/s
 
 
@@ -49,19 +51,8 @@ def fmt_us(samples):
 
 
 def event_time(gp, fn, runs=50, inner=1, warm=5):
-    start, end = gp.cuda.Event(), gp.cuda.Event()
-    for _ in range(warm):
-        fn()
-    gp.cuda.Device().synchronize()
-    out = []
-    for _ in range(runs):
-        start.record()
-        for _ in range(inner):
-            fn()
-        end.record()
-        end.synchronize()
-        out.append(gp.cuda.get_elapsed_time(start, end) / 1e3 / inner)
-    return out
+    """GPU seconds per call, one per run: _probe.per_call (gpuarr's benchmark())."""
+    return per_call(fn, runs, warm, inner, xp=gp)[0]
 
 
 def host_time(gp, fn, calls=200):

@@ -17,6 +17,7 @@ T0 = time.perf_counter()
 t = time.perf_counter()
 import gpuarr as gp  # noqa: E402
 from gpuarr.scipy import ndimage, signal  # noqa: E402
+from _probe import timed  # noqa: E402
 IMPORT_S = time.perf_counter() - t
 
 import scipy.ndimage as ndi  # noqa: E402
@@ -50,32 +51,10 @@ def report(name, got, want, tol):
     print(f"{'OK  ' if ok else 'FAIL'} {name}: rel err {err:.2e} (tol {tol:.0e})")
 
 
-def gpu_time(f, n=20):
-    for _ in range(3):
-        f()
-    start, stop = gp.cuda.Event(), gp.cuda.Event()
-    times = []
-    for _ in range(n):
-        start.record()
-        f()
-        stop.record()
-        stop.synchronize()
-        times.append(gp.cuda.get_elapsed_time(start, stop) / 1e3)
-    return float(np.median(times)), float(np.min(times))
-
-
-def cupy_time(f, n=20):
-    for _ in range(3):
-        f()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    times = []
-    for _ in range(n):
-        start.record()
-        f()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
-    return float(np.median(times)), float(np.min(times))
+def seconds(f, n=20, xp=None):
+    """(median, min) GPU seconds per call: _probe.timed (the library's benchmark())."""
+    med, best, _ = timed(f, n, 3, xp=xp)
+    return med / 1e6, best / 1e6
 
 
 def check(fn):
@@ -124,11 +103,11 @@ def lesson_2d():
            ss.convolve2d(band, gauss), 1e-12)
     print("INFO lesson np.allclose(gpu, cpu) on the band:",
           repr(np.allclose(signal.convolve2d(gp.asarray(band), g), ss.convolve2d(band, gauss))))
-    med, mn = gpu_time(lambda: signal.convolve2d(d, g))
+    med, mn = seconds(lambda: signal.convolve2d(d, g))
     line = f"TIME convolve2d 2048^2 f64 x 15^2 full: gpuarr {med * 1e6:.1f} us (min {mn * 1e6:.1f})"
     if cp is not None:
         cd, cg = cp.asarray(deltas), cp.asarray(gauss)
-        cmed, _ = cupy_time(lambda: css.convolve2d(cd, cg))
+        cmed, _ = seconds(lambda: css.convolve2d(cd, cg), xp=cp)
         line += f", CuPy {cmed * 1e6:.1f} us"
     print(line + " (goal <= 100 us)")
 
@@ -166,11 +145,11 @@ def np_convolve_1d():
     v2 = rng.standard_normal(4000)
     report("np.convolve 200k x 4000 same", np.convolve(da[:200_000], gp.asarray(v2), "same").get(),
            np.convolve(a[:200_000], v2, "same"), 1e-11)
-    med, mn = gpu_time(lambda: np.convolve(da, dv))
+    med, mn = seconds(lambda: np.convolve(da, dv))
     line = f"TIME np.convolve 4.2M f64 x 15: gpuarr {med * 1e6:.1f} us (min {mn * 1e6:.1f})"
     if cp is not None:
         ca, cv = cp.asarray(a), cp.asarray(v)
-        cmed, _ = cupy_time(lambda: cp.convolve(ca, cv))
+        cmed, _ = seconds(lambda: cp.convolve(ca, cv), xp=cp)
         line += f", CuPy {cmed * 1e6:.1f} us"
     print(line + " (goal <= 30 us)")
 
@@ -208,10 +187,10 @@ def gaussian_stack():
     else:
         report("gaussian_filter 100x1024^2 f32 slab vs SciPy", got[40:60].get()[8:12],
                ndi.gaussian_filter(stack[32:68], 2)[16:20], 2e-5)
-    med, mn = gpu_time(lambda: ndimage.gaussian_filter(ds, 2), n=10)
+    med, mn = seconds(lambda: ndimage.gaussian_filter(ds, 2), n=10)
     line = f"TIME gaussian_filter 100x1024^2 f32 sigma 2: gpuarr {med * 1e3:.2f} ms (min {mn * 1e3:.2f})"
     if cp is not None:
-        cmed, _ = cupy_time(lambda: cndi.gaussian_filter(cs, 2), n=10)
+        cmed, _ = seconds(lambda: cndi.gaussian_filter(cs, 2), n=10, xp=cp)
         line += f", CuPy {cmed * 1e3:.2f} ms"
     print(line + " (goal <= 2 ms)")
 

@@ -30,6 +30,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from _probe import per_call  # noqa: E402
+
 
 def section(title):
     print(f"\n=== {title} ===", flush=True)
@@ -40,20 +42,8 @@ def stats_us(samples):
 
 
 def event_time(gp, fn, runs=300, inner=1):
-    """GPU seconds per call of fn: events around `inner` calls, many runs."""
-    start, end = gp.cuda.Event(), gp.cuda.Event()
-    for _ in range(10):
-        fn()
-    gp.cuda.Device().synchronize()
-    out = []
-    for _ in range(runs):
-        start.record()
-        for _ in range(inner):
-            fn()
-        end.record()
-        end.synchronize()
-        out.append(gp.cuda.get_elapsed_time(start, end) / 1e3 / inner)
-    return out
+    """GPU seconds per call of fn, one per run: _probe.per_call (the library's benchmark())."""
+    return per_call(fn, runs, 10, inner, xp=gp)[0]
 
 
 def host_time(sync, fn, calls=2000, reps=5):
@@ -118,21 +108,9 @@ def where_breakdown():
     section("where_2048 breakdown (CuPy)")
     cimg = cp.asarray(host)
     ccond = cimg > t
-    start, end = cp.cuda.Event(), cp.cuda.Event()
 
     def cev(fn, runs=300, inner=1):
-        for _ in range(10):
-            fn()
-        cp.cuda.Device().synchronize()
-        out = []
-        for _ in range(runs):
-            start.record()
-            for _ in range(inner):
-                fn()
-            end.record()
-            end.synchronize()
-            out.append(cp.cuda.get_elapsed_time(start, end) / 1e3 / inner)
-        return out
+        return event_time(cp, fn, runs, inner)
     print(f"where(img > t, 1, 0):            {stats_us(cev(lambda: cp.where(cimg > t, 1, 0)))}")
     s = cev(lambda: cimg > t, runs=100, inner=20)
     print(f"greater x20 back to back, per:   {stats_us(s)} {rate(s, 5 * n)}")

@@ -34,6 +34,7 @@ import gpuarr as gp  # noqa: E402
 from gpuarr import _core  # noqa: E402
 from gpuarr.scipy import ndimage as gnd  # noqa: E402
 from gpuarr.scipy import _measurements as gm  # noqa: E402
+from _probe import timed  # noqa: E402
 
 
 def bench_module():
@@ -43,28 +44,9 @@ def bench_module():
     return mod
 
 
-def timed(fn, n=300, warm=20, k=1):
-    """(gpu median us, gpu min us, host median us) per call of fn()."""
-    start, end = gp.cuda.Event(), gp.cuda.Event()
-    for _ in range(warm):
-        fn()
-    gp.cuda.Device().synchronize()
-    gpu, host = [], []
-    for _ in range(n):
-        start.record()
-        t = time.perf_counter()
-        for _ in range(k):
-            fn()
-        host.append((time.perf_counter() - t) / k)
-        end.record()
-        end.synchronize()
-        gpu.append(gp.cuda.get_elapsed_time(start, end) * 1e3 / k)
-    return statistics.median(gpu), min(gpu), statistics.median(host) * 1e6
-
-
 def row(name, fn, n=300, k=1):
     try:
-        med, mn, h = timed(fn, n, k=k)
+        med, mn, h = timed(fn, n, 20, inner=k)
         print(f"  {name:<62s} gpu {med:7.1f} / {mn:7.1f} us   host {h:7.1f} us", flush=True)
     except Exception as exc:  # a probe reports, it does not stop
         print(f"  {name:<62s} FAILED {type(exc).__name__}: {exc}", flush=True)

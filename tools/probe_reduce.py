@@ -7,7 +7,6 @@ correctness check of each against NumPy.
     python tools/probe_reduce.py
 """
 import faulthandler
-import statistics
 import time
 import warnings
 
@@ -16,42 +15,12 @@ import numpy as np
 faulthandler.dump_traceback_later(55, exit=True)
 
 import gpuarr as gp  # noqa: E402
+from _probe import timed  # noqa: E402
 
 try:
     import cupy as cp
 except ImportError:  # CuPy is optional
     cp = None
-
-
-def timed(fn, n=30, warmup=3):
-    """(median, min) device time in microseconds."""
-    for _ in range(warmup):
-        fn()
-    gp.cuda.device_synchronize()
-    times = []
-    for _ in range(n):
-        a, b = gp.cuda.Event(), gp.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(1e3 * gp.cuda.get_elapsed_time(a, b))
-    return statistics.median(times), min(times)
-
-
-def timed_cupy(fn, n=30, warmup=3):
-    for _ in range(warmup):
-        fn()
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(n):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(1e3 * cp.cuda.get_elapsed_time(a, b))
-    return statistics.median(times), min(times)
 
 
 def host_us(fn, n=200):
@@ -105,11 +74,11 @@ def main():
     c = cp.asarray(host) if cp else None
     nb = host.nbytes
     std_t = timed(lambda: x.std(), n=100)
-    line("std 4.2M f32", std_t, nb, timed_cupy(lambda: c.std(), n=20) if cp else None,
+    line("std 4.2M f32", std_t, nb, timed(lambda: c.std(), n=20, xp=cp) if cp else None,
          close(float(x.std()), np.std(host.astype(np.float64)), 1e-6))
     print(f"    std goal <= 30 us: {'met' if std_t[0] <= 30 else 'MISSED'}")
     line("sum 4.2M f32", timed(lambda: x.sum(), n=100), nb,
-         timed_cupy(lambda: c.sum(), n=20) if cp else None)
+         timed(lambda: c.sum(), n=20, xp=cp) if cp else None)
     line("mean 4.2M f32", timed(lambda: x.mean(), n=100), nb)
     line("min 4.2M f32", timed(lambda: x.min(), n=100), nb)
     line("argmax 4.2M f32", timed(lambda: x.argmax(), n=100), nb)
@@ -125,7 +94,7 @@ def main():
         want = getattr(np, name)(hn.astype(np.float64) if name != "nanargmin" else hn)
         got = f(xn)
         ok = int(got) == int(want) if name == "nanargmin" else close(float(got), want, 1e-5)
-        cupy_t = timed_cupy(lambda: getattr(cp, name)(cn), n=10) if cp else None
+        cupy_t = timed(lambda: getattr(cp, name)(cn), n=10, xp=cp) if cp else None
         line(f"{name} 4.2M f32 (10% NaN)", timed(lambda: f(xn), n=50), nb, cupy_t, ok)
     line("nanstd 4.2M f32, host us per call", (host_us(lambda: gp.nanstd(xn)),) * 2)
     line("std 4.2M f32, host us per call", (host_us(lambda: gp.std(x)),) * 2)
@@ -136,7 +105,7 @@ def main():
     d = gp.asarray(img)
     for axis in (0, 1):
         got = gp.nanmean(d, axis=axis).get()
-        line(f"nanmean 2048^2 f32 axis={axis}", timed(lambda: gp.nanmean(d, axis=axis)),
+        line(f"nanmean 2048^2 f32 axis={axis}", timed(lambda: gp.nanmean(d, axis=axis), n=30),
              img.nbytes, check=close(got, np.nanmean(img.astype(np.float64), axis=axis), 1e-5))
 
     # ---- scans
@@ -150,7 +119,7 @@ def main():
         got = f(xs).get()
         ok = close(got, want, 1e-4)
         line(f"{name} 4.2M f32", timed(lambda: f(xs), n=30), 2 * nb,
-             timed_cupy(lambda: getattr(cp, name)(cs), n=10) if cp else None, ok)
+             timed(lambda: getattr(cp, name)(cs), n=10, xp=cp) if cp else None, ok)
     for shape, axis in [((2048, 2048), 1), ((2048, 2048), 0), ((100_000, 3), 1),
                         ((4, 1_048_576), 1)]:
         a = rng.standard_normal(shape).astype(np.float32)
@@ -160,11 +129,11 @@ def main():
         want = np.cumsum(a.astype(np.float64), axis=axis)
         scale = np.cumsum(np.abs(a.astype(np.float64)), axis=axis)
         ok = bool(np.all(np.abs(got - want) <= 1e-5 * scale + 1e-6))
-        line(f"cumsum {shape} f32 axis={axis}", timed(lambda: gp.cumsum(xa, axis=axis)),
-             2 * a.nbytes, timed_cupy(lambda: cp.cumsum(ca, axis=axis), n=10) if cp else None, ok)
+        line(f"cumsum {shape} f32 axis={axis}", timed(lambda: gp.cumsum(xa, axis=axis), n=30),
+             2 * a.nbytes, timed(lambda: cp.cumsum(ca, axis=axis), n=10, xp=cp) if cp else None, ok)
     ints = rng.integers(-100, 100, 4_194_304).astype(np.int32)
     xi = gp.asarray(ints)
-    line("cumsum 4.2M int32 -> int64", timed(lambda: gp.cumsum(xi)), ints.nbytes * 3,
+    line("cumsum 4.2M int32 -> int64", timed(lambda: gp.cumsum(xi), n=30), ints.nbytes * 3,
          check=bool(np.array_equal(gp.cumsum(xi).get(), np.cumsum(ints))))
 
     # ---- integer-dtype mean (sum, then a division, as NumPy)

@@ -30,6 +30,10 @@ signal.alarm(58)       # never hang the batch
 
 import gpuarr as gp    # noqa: E402
 from gpuarr import _core  # noqa: E402
+from _probe import per_call  # noqa: E402
+
+sys.path.insert(0, "tests")
+from _lesson import lesson_clipper  # noqa: E402  the lesson's clipper, shared with the tests
 
 try:
     import cupy as cp
@@ -45,22 +49,9 @@ def fmt(s):
     return f"{s * 1e6:8.1f} us" if s < 1e-3 else f"{s * 1e3:8.3f} ms"
 
 
-def events_time(fn, runs=100, warm=5, event=None):
-    """Median and min seconds between a start and an end event around fn."""
-    Event = event or gp.cuda.Event
-    for _ in range(warm):
-        fn()
-    samples = []
-    for _ in range(runs):
-        start, end = Event(), Event()
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        if event is None:
-            samples.append(gp.cuda.get_elapsed_time(start, end) / 1e3)
-        else:
-            samples.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
+def events_time(fn, runs=100, warm=5, xp=gp):
+    """Median and min GPU seconds of fn: _probe.per_call (the library's benchmark())."""
+    samples = per_call(fn, runs, warm, xp=xp)[0]
     return statistics.median(samples), min(samples)
 
 
@@ -117,8 +108,8 @@ def main():
         cx = cp.asarray(host)
         cm = cx > t
         line("CuPy x.compress(x > t)", events_time(lambda: cx.compress(cx > t),
-                                                    event=cp.cuda.Event))
-        line("CuPy x.compress(m)", events_time(lambda: cx.compress(cm), event=cp.cuda.Event))
+                                                    xp=cp))
+        line("CuPy x.compress(m)", events_time(lambda: cx.compress(cm), xp=cp))
 
     print("\n2. the kernel over sizes and densities: x.compress(m), float32, events")
     print(f"  {'n':>10s} {'density':>8s} {'time':>12s}")
@@ -134,27 +125,17 @@ def main():
     print("\n3. the lesson's operations")
     sys.path.insert(0, "benchmarks")
     try:
-        from run import kappa_sigma_clipper, sky
+        from run import sky
         image = sky().ravel()
     except Exception as exc:  # noqa: BLE001
         print(f"  benchmarks/run.py unavailable ({exc}); using Gaussian noise")
         image = host
-
-        def kappa_sigma_clipper(xp, data_flat):
-            while True:
-                med = xp.median(data_flat)
-                std = xp.std(data_flat)
-                lower = data_flat.compress(data_flat > med - 3 * std)
-                both = lower.compress(lower < med + 3 * std)
-                if len(both) == len(data_flat):
-                    return data_flat
-                data_flat = both
     xs = gp.asarray(image)
     ops = {
         "median 4.2M f32": (lambda xp, a, ix: xp.median(a)),
         "std 4.2M f32": (lambda xp, a, ix: xp.std(a)),
         "percentile [5, 95]": (lambda xp, a, ix: xp.percentile(a, [5, 95])),
-        "kappa-sigma clipper": (lambda xp, a, ix: kappa_sigma_clipper(xp, a)),
+        "kappa-sigma clipper": (lambda xp, a, ix: lesson_clipper(a, xp=xp)),
         "sort 4.2M f32": (lambda xp, a, ix: xp.sort(a)),
         "argsort 4.2M f32": (lambda xp, a, ix: xp.argsort(a)),
         "unique of 4.2M int16": (lambda xp, a, ix: xp.unique((a * 100).astype(xp.int16))),
@@ -173,13 +154,13 @@ def main():
         if cp is not None and time.perf_counter() - T0 < 30:
             try:
                 c = events_time(lambda: op(cp, cxs, cidx), runs=min(20, runs.get(name, 100)),
-                                warm=2, event=cp.cuda.Event)
+                                warm=2, xp=cp)
                 extra = f"CuPy {fmt(c[0])} / {fmt(c[1])}"
             except Exception as exc:  # noqa: BLE001
                 extra = f"CuPy failed: {type(exc).__name__}"
         line(name, g, extra)
-    kept_gp = kappa_sigma_clipper(gp, xs)
-    kept_np = kappa_sigma_clipper(np, image)
+    kept_gp = lesson_clipper(xs, xp=gp)
+    kept_np = lesson_clipper(image)
     print(f"  clipper keeps {len(kept_gp)} pixels (NumPy {len(kept_np)}), std "
           f"{float(gp.std(kept_gp)):.7g} (NumPy {float(np.std(kept_np)):.7g})")
 

@@ -7,7 +7,6 @@ a call, and checks the survivors against the lesson's NumPy clipper.
     python tools/probe_stats.py
 """
 import faulthandler
-import statistics
 import sys
 import time
 
@@ -17,22 +16,7 @@ faulthandler.dump_traceback_later(80, exit=True)
 
 import gpuarr as gp  # noqa: E402
 from gpuarr import datasets, stats  # noqa: E402
-
-
-def timed(fn, n=40, warmup=5):
-    """(median, min) device time in microseconds, CUDA events around each call."""
-    for _ in range(warmup):
-        fn()
-    gp.cuda.device_synchronize()
-    times = []
-    for _ in range(n):
-        a, b = gp.cuda.Event(), gp.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(1e3 * gp.cuda.get_elapsed_time(a, b))
-    return statistics.median(times), min(times)
+from _probe import timed  # noqa: E402
 
 
 def host_time(fn, n=40):
@@ -125,16 +109,8 @@ def main():
                 if len(c) == len(d):
                     return d
                 d = c
-        cupy_lesson()
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        ts = []
-        for _ in range(5):
-            s.record()
-            cupy_lesson()
-            e.record()
-            e.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(s, e) * 1e3)
-        print(f"\nCuPy, the lesson's clipper: {statistics.median(ts):.1f} / {min(ts):.1f} us")
+        med, best, _ = timed(cupy_lesson, n=5, warmup=1, xp=cp)
+        print(f"\nCuPy, the lesson's clipper: {med:.1f} / {best:.1f} us")
     except Exception as exc:  # CuPy is optional here
         print(f"\nCuPy not measured: {type(exc).__name__}: {exc}")
     return 0
