@@ -4,6 +4,8 @@ renumbered, equal scipy.ndimage.label on the whole image, number for
 number; and gpuarr.dask.ndmeasure.label on dask arrays of NumPy chunks
 (where Dask is installed).  CPU only: the same steps on gpuarr chunks
 need a GPU."""
+import warnings
+
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
@@ -211,3 +213,318 @@ def test_dask_median_nan_and_2d(rng, da):
     assert stats.median(da.from_array(x, chunks=(7, 9)), -10, 10) == np.median(x[~np.isnan(x)])
     with pytest.raises(TypeError, match="dask array"):
         stats.median(x)
+
+
+# ================================== sigma clipping across chunks ====
+
+def reference_clip(x, sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5, cenfunc="median",
+                   stdfunc="std", std_ddof=0, inclusive=True):
+    """gpuarr.stats' clipping of the whole array, written plainly with
+    NumPy (the semantics gpuarr/stats.py documents): the survivors are the
+    values inside the intersection of all bounds; each clip forms its
+    bounds in the data's precision from the median (or mean) and the std
+    (float64, rounded) or MAD-based std of the survivors; the loop ends
+    after maxiters clips or a clip that removes nothing; a clip of nothing
+    gives NaN bounds.  A dict of bounds, mask, survivors and statistics."""
+    from gpuarr import stats as single
+    cen_median, std_mad, lower, upper, maxiters, ddof = single._check(
+        sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc, std_ddof)
+    T = single._work_dtype(x.dtype).type
+    v = x.astype(T).ravel()
+    big = np.finfo(T).max if inclusive else np.inf
+
+    def inside(lo, hi):
+        return (v >= lo) & (v <= hi) if inclusive else (v > lo) & (v < hi)
+
+    def final(s):
+        if s.size == 0:
+            return np.nan, np.nan, np.nan
+        w = s.astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return w.mean(), np.median(s), np.sqrt(((w - w.mean()) ** 2).sum() / (w.size - ddof))
+
+    lo, hi, blo, bhi, it, prev = -big, big, np.nan, np.nan, 0, -1
+    stats = None
+    while maxiters < 0 or it < maxiters:
+        s = v[inside(lo, hi)]
+        if s.size == 0:
+            blo = bhi = np.nan
+            stats = (np.nan,) * 3
+            break
+        if it > 0 and s.size == prev:
+            stats = final(s)
+            break
+        med = np.median(s)
+        w = s.astype(np.float64)
+        centre = med if cen_median else T(w.mean())
+        spread = T(1.482602218505602) * np.median(np.abs(s - med)) if std_mad else T(w.std())
+        blo, bhi = centre - spread * T(lower), centre + spread * T(upper)
+        lo, hi = max(lo, blo), min(hi, bhi)
+        prev, it = s.size, it + 1
+    if stats is None:
+        stats = final(v[inside(lo, hi)])
+    mask = ~np.isfinite(v)
+    if not (np.isnan(blo) or np.isnan(bhi)):
+        mask |= (v < blo) | (v > bhi) if inclusive else ~((v > blo) & (v < bhi))
+    return dict(lo=T(blo), hi=T(bhi), mask=mask.reshape(x.shape),
+                survivors=x.ravel()[inside(lo, hi)], stats=tuple(T(s) for s in stats))
+
+
+def clip_sample(rng, shape, dtype, outliers=0.05):
+    x = rng.normal(10.0, 2.0, shape)
+    flat = x.reshape(-1)
+    k = max(1, int(flat.size * outliers))
+    idx = rng.choice(flat.size, k, replace=False)
+    flat[idx] += rng.choice([-1.0, 1.0], k, p=[0.3, 0.7]) * rng.uniform(8.0, 80.0, k)
+    if np.dtype(dtype).kind in "iu":
+        return np.round(x * 4).astype(dtype)
+    return x.astype(dtype)
+
+
+def chunkings(rng, shape):
+    """Whole, one small chunk size everywhere, and random cuts."""
+    return [shape, tuple(max(1, n // 5) for n in shape),
+            tuple(tuple(random_chunks(rng, n, int(rng.integers(2, min(n, 6) + 1))))
+                  for n in shape)]
+
+
+def assert_clip_equal(got_bounds, want, dtype, exact):
+    """Bounds equal (bit for bit where every step is exact arithmetic in
+    the data's precision or a float32 rounding of float64 sums; within
+    float64 rounding otherwise)."""
+    for g, w in zip(got_bounds, (want["lo"], want["hi"])):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        if exact:
+            np.testing.assert_array_equal(g, w)
+        else:
+            np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-300)
+
+
+def masks_agree(got, want, x, lo, hi):
+    """Masks equal but for values at a float64 rounding of a bound."""
+    differ = got != want
+    if differ.any():
+        v = x[differ].astype(np.float64)
+        near = np.minimum(abs(v - float(lo)), abs(v - float(hi))) <= 1e-12 * (abs(lo) + abs(hi))
+        assert near.all(), f"{int((~near).sum())} values clipped differently"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16])
+@pytest.mark.parametrize("cenfunc, stdfunc", [("median", "std"), ("mean", "std"),
+                                              ("median", "mad_std"), ("mean", "mad_std")])
+def test_dask_sigma_clip_equals_whole_array(rng, da, dtype, cenfunc, stdfunc):
+    from gpuarr.dask import stats
+    x = clip_sample(rng, (61, 47), dtype)
+    exact = np.dtype(dtype) == np.float32 or (cenfunc, stdfunc) == ("median", "mad_std")
+    for chunks, kw in zip(chunkings(rng, x.shape) * 2,
+                          (dict(), dict(sigma=2.5, maxiters=None),
+                           dict(sigma_lower=2, sigma_upper=4, maxiters=2),
+                           dict(maxiters=None, inclusive=False))):
+        d = da.from_array(x, chunks=chunks)
+        want = reference_clip(x, cenfunc=cenfunc, stdfunc=stdfunc, **kw)
+        got, lo, hi = stats.sigma_clip(d, cenfunc=cenfunc, stdfunc=stdfunc,
+                                       return_bounds=True, **kw)
+        assert_clip_equal((lo, hi), want, dtype, exact)
+        assert isinstance(got, stats.ClippedArray) and got.data is d
+        assert isinstance(got.mask, da.Array) and got.mask.chunks == d.chunks
+        mask = got.mask.compute()
+        if exact:
+            np.testing.assert_array_equal(mask, want["mask"])
+        else:
+            masks_agree(mask, want["mask"], x, lo, hi)
+        survivors = stats.sigma_clip(d, cenfunc=cenfunc, stdfunc=stdfunc, masked=False,
+                                     **kw).compute()
+        assert survivors.dtype == x.dtype
+        if exact:
+            np.testing.assert_array_equal(survivors, want["survivors"])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_dask_sigma_clipped_stats_equal_whole_array(rng, da, dtype):
+    from gpuarr.dask import stats
+    x = clip_sample(rng, (50, 70), dtype)
+    for chunks, kw in zip(chunkings(rng, x.shape) * 2,
+                          (dict(), dict(maxiters=None, std_ddof=1),
+                           dict(cenfunc="mean", stdfunc="mad_std", sigma=2.5),
+                           dict(maxiters=None, inclusive=False), dict(maxiters=1))):
+        d = da.from_array(x, chunks=chunks)
+        want = reference_clip(x, **kw)["stats"]
+        got = stats.sigma_clipped_stats(d, **kw)
+        for g, w in zip(got, want):
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+        assert got[1] == want[1]                    # the median: exact
+        np.testing.assert_allclose(got, want, rtol=1e-6 if dtype == np.float32 else 1e-12)
+
+
+def on_bounds(rng, dtype, sigma):
+    """Data with values exactly on the first clip's bounds (median and
+    MAD-based std, both exact selections): copies of the bounds and of the
+    median, two on either side of both medians, leave them unchanged."""
+    x = clip_sample(rng, 999, dtype)
+    first = reference_clip(x, sigma=sigma, maxiters=1, stdfunc="mad_std")
+    med = np.median(x)
+    extra = np.array([first["lo"], med, med, first["hi"]] * 3, dtype)
+    return rng.permutation(np.concatenate([x, extra])), first["lo"], first["hi"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("inclusive", [True, False])
+def test_dask_sigma_clip_values_on_the_bounds(rng, da, dtype, inclusive):
+    from gpuarr.dask import stats
+    x, lo, hi = on_bounds(rng, dtype, 2.0)
+    want = reference_clip(x, sigma=2.0, maxiters=1, stdfunc="mad_std", inclusive=inclusive)
+    assert (want["lo"], want["hi"]) == (lo, hi)
+    assert (x == lo).sum() >= 3 and (x == hi).sum() >= 3
+    for chunks in chunkings(rng, x.shape):
+        got, glo, ghi = stats.sigma_clip(da.from_array(x, chunks=chunks), sigma=2.0, maxiters=1,
+                                         stdfunc="mad_std", inclusive=inclusive,
+                                         return_bounds=True)
+        assert (glo, ghi) == (lo, hi)
+        mask = got.mask.compute()
+        np.testing.assert_array_equal(mask, want["mask"])
+        assert mask[x == lo].all() != inclusive and mask[x == hi].all() != inclusive
+        for kw in (dict(maxiters=None), dict(maxiters=4)):
+            later = reference_clip(x, sigma=2.0, stdfunc="mad_std", inclusive=inclusive, **kw)
+            got = stats.sigma_clip(da.from_array(x, chunks=chunks), sigma=2.0, masked=False,
+                                   stdfunc="mad_std", inclusive=inclusive, **kw).compute()
+            np.testing.assert_array_equal(got, later["survivors"])
+
+
+@pytest.mark.parametrize("kind", ["grid", "spike", "constant", "nonfinite"])
+def test_dask_sigma_clip_repeated_and_special_values(rng, da, kind):
+    from gpuarr.dask import stats
+    x = clip_sample(rng, (40, 45), np.float32, outliers=0.1)
+    if kind == "grid":
+        x = np.round(x * 2) / np.float32(2)
+    elif kind == "spike":
+        x.flat[rng.choice(x.size, 400, replace=False)] = np.float32(10)
+    elif kind == "constant":
+        x[:] = np.float32(3.5)
+    else:
+        x.flat[rng.choice(x.size, 30, replace=False)] = [np.nan, np.inf, -np.inf] * 10
+    for chunks, kw in zip(chunkings(rng, x.shape),
+                          (dict(maxiters=None), dict(maxiters=None, inclusive=False, sigma=2),
+                           dict(stdfunc="mad_std", maxiters=3))):
+        d = da.from_array(x, chunks=chunks)
+        want = reference_clip(x, **kw)
+        got, lo, hi = stats.sigma_clip(d, return_bounds=True, **kw)
+        assert_clip_equal((lo, hi), want, np.float32, True)
+        np.testing.assert_array_equal(got.mask.compute(), want["mask"])
+        np.testing.assert_array_equal(stats.sigma_clip(d, masked=False, **kw).compute(),
+                                      want["survivors"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            np.testing.assert_array_equal(stats.sigma_clipped_stats(d, **kw)[1],
+                                          want["stats"][1])
+
+
+def test_dask_sigma_clip_empties_and_masks(rng, da):
+    """Everything clipped (NaN bounds, nothing left), the lesson's strict
+    bounds around a constant, an empty array, mask and mask_value."""
+    from gpuarr.dask import stats
+    x = np.arange(1000, dtype=np.float64)
+    d = da.from_array(x, chunks=300)
+    _, lo, hi = stats.sigma_clip(d, sigma=-1, maxiters=None, return_bounds=True)
+    assert np.isnan(lo) and np.isnan(hi)
+    assert stats.sigma_clip(d, sigma=-1, masked=False).compute().size == 0
+    assert all(np.isnan(stats.sigma_clipped_stats(d, sigma=-1)))
+    c = da.full((100,), 10, dtype=np.float32, chunks=30)
+    assert stats.sigma_clip(c, maxiters=None, masked=False, inclusive=False).compute().size == 0
+    assert stats.sigma_clipped_stats(c) == (10, 10, 0)
+    e = da.zeros((0, 3), chunks=2)
+    assert all(np.isnan(stats.sigma_clipped_stats(e)))
+    assert stats.sigma_clip(e, masked=False).compute().size == 0
+    y = clip_sample(rng, (30, 40), np.float64)
+    m = rng.random(y.shape) < 0.1
+    y[5, :] = -999.0
+    want = reference_clip(np.where(m | (y == -999.0), np.nan, y))["stats"]
+    got = stats.sigma_clipped_stats(da.from_array(y, chunks=7),
+                                    mask=da.from_array(m, chunks=11), mask_value=-999.0)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(ValueError, match="all masked"):
+        stats.sigma_clipped_stats(da.from_array(y, chunks=7), mask=da.ones(y.shape, dtype=bool,
+                                                                            chunks=9))
+
+
+def test_dask_sigma_clip_like_astropy(rng, da):
+    astropy_stats = pytest.importorskip("astropy.stats")
+    from gpuarr.dask import stats
+    x = clip_sample(rng, (80, 90), np.float64)
+    d = da.from_array(x, chunks=(17, 31))
+    for kw in (dict(), dict(maxiters=None, sigma=2.5), dict(stdfunc="mad_std")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want, wlo, whi = astropy_stats.sigma_clip(x, return_bounds=True, **kw)
+            wstats = astropy_stats.sigma_clipped_stats(x, **kw)
+        got, lo, hi = stats.sigma_clip(d, return_bounds=True, **kw)
+        np.testing.assert_allclose([lo, hi], [wlo, whi], rtol=1e-12)
+        masks_agree(got.mask.compute(), np.ma.getmaskarray(want), x, wlo, whi)
+        np.testing.assert_allclose(stats.sigma_clipped_stats(d, **kw), wstats, rtol=1e-12)
+
+
+def test_dask_clipped_array(rng, da):
+    from gpuarr.dask import stats
+    x = clip_sample(rng, (20, 30), np.float32)
+    got = stats.sigma_clip(da.from_array(x, chunks=(7, 11)), sigma=2)
+    want = reference_clip(x, sigma=2)["mask"]
+    assert got.shape == x.shape and got.dtype == x.dtype and got.ndim == 2 and got.size == x.size
+    assert got.count() == int((~want).sum())
+    np.testing.assert_array_equal(got.filled(-1.0).compute(), np.where(want, -1, x))
+    np.testing.assert_array_equal(got.compressed().compute(), x[~want])
+    ma = got.get()
+    assert isinstance(ma, np.ma.MaskedArray)
+    np.testing.assert_array_equal(ma.mask, want)
+    assert "ClippedArray" in repr(got)
+
+
+@pytest.mark.parametrize("kw, exc, word", [
+    (dict(cenfunc="mode"), ValueError, "cenfunc"),
+    (dict(stdfunc=np.std), TypeError, "stdfunc"),
+    (dict(sigma="3"), TypeError, "sigma"),
+    (dict(maxiters=-1), ValueError, "maxiters"),
+    (dict(axis=0), NotImplementedError, "axis"),
+])
+def test_dask_sigma_clip_bad_arguments(da, kw, exc, word):
+    from gpuarr.dask import stats
+    d = da.zeros(10, chunks=3)
+    for fn in (stats.sigma_clip, stats.sigma_clipped_stats):
+        with pytest.raises(exc, match=word):
+            fn(d, **kw)
+    with pytest.raises(TypeError, match="data must be a dask array"):
+        stats.sigma_clip(np.zeros(10))
+    with pytest.raises(TypeError, match="mask must be a dask array"):
+        stats.sigma_clipped_stats(d, mask=np.zeros(10, bool))
+    with pytest.raises(ValueError, match="mask's shape"):
+        stats.sigma_clipped_stats(d, mask=da.zeros(3, dtype=bool, chunks=3))
+    with pytest.raises(TypeError, match="complex"):
+        stats.sigma_clip(da.zeros(4, dtype=np.complex64, chunks=2))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dask_sigma_clip_of_gpuarr_chunks(rng, da, dtype):
+    """On gpuarr chunks: gpuarr.stats' results on the whole array (bounds
+    bit for bit in float32; the median always), masks as gpuarr chunks."""
+    import gpuarr as gp
+    from gpuarr import stats as single
+    from gpuarr.dask import stats
+    x = clip_sample(rng, (300, 500), dtype)
+    d = da.from_array(x, chunks=(128, 200)).map_blocks(gp.asarray,
+                                                        meta=gp.empty((0, 0), dtype=dtype))
+    whole = gp.asarray(x)
+    for kw in (dict(), dict(maxiters=None, inclusive=False), dict(stdfunc="mad_std", sigma=2.5)):
+        got, lo, hi = stats.sigma_clip(d, return_bounds=True, **kw)
+        want, wlo, whi = single.sigma_clip(whole, return_bounds=True, **kw)
+        if dtype == np.float32:
+            assert (lo, hi) == (wlo.get(), whi.get())
+        np.testing.assert_allclose([lo, hi], [wlo.get(), whi.get()], rtol=1e-12)
+        mask = got.mask.compute()
+        assert isinstance(mask, gp.ndarray)
+        masks_agree(mask.get(), want.mask.get(), x, lo, hi)
+        survivors = stats.sigma_clip(d, masked=False, **kw).compute()
+        assert isinstance(survivors, gp.ndarray) and survivors.dtype == dtype
+        gstats = stats.sigma_clipped_stats(d, **kw)
+        wstats = [v.get() for v in single.sigma_clipped_stats(whole, **kw)]
+        assert gstats[1] == wstats[1]
+        np.testing.assert_allclose(gstats, wstats, rtol=1e-6 if dtype == np.float32 else 1e-12)
+    assert stats.median(d) == np.median(x)
