@@ -528,3 +528,262 @@ def test_dask_sigma_clip_of_gpuarr_chunks(rng, da, dtype):
         assert gstats[1] == wstats[1]
         np.testing.assert_allclose(gstats, wstats, rtol=1e-6 if dtype == np.float32 else 1e-12)
     assert stats.median(d) == np.median(x)
+
+
+# ============================= gpuarr as a Dask chunk type and backend ====
+
+ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("os").path.abspath(
+    __file__)))
+
+
+def test_entry_points_declared():
+    """pyproject.toml names the backend and the sizeof registrar, and both
+    resolve; where gpuarr is installed, importlib.metadata lists them."""
+    import importlib
+    import importlib.metadata
+    import tomllib
+    with open(f"{ROOT}/pyproject.toml", "rb") as f:
+        project = tomllib.load(f)["project"]
+    points = project["entry-points"]
+    assert points["dask.array.backends"] == {"gpuarr": "gpuarr.dask._backend:GpuarrBackendEntrypoint"}
+    assert points["dask.sizeof"] == {"gpuarr": "gpuarr.dask._register:register_lazily"}
+    assert any(d.startswith("dask[array,distributed]") for d in project["optional-dependencies"]["dask"])
+    for value in (*points["dask.array.backends"].values(), *points["dask.sizeof"].values()):
+        module, name = value.split(":")
+        assert callable(getattr(importlib.import_module(module), name))
+    try:
+        importlib.metadata.distribution("gpuarr")
+    except importlib.metadata.PackageNotFoundError:
+        return                                    # run from the source tree
+    found = {ep.name: ep.value for ep in importlib.metadata.entry_points(
+        group="dask.array.backends")}
+    assert found.get("gpuarr") == points["dask.array.backends"]["gpuarr"]
+
+
+def test_entry_points_found_by_dask(tmp_path, da):
+    """With the entry points installed (a dist-info on the path, as pip
+    writes it from pyproject.toml), importing Dask registers gpuarr's
+    chunk support lazily and the backend "gpuarr" is found by name."""
+    import subprocess
+    import sys
+    import tomllib
+    with open(f"{ROOT}/pyproject.toml", "rb") as f:
+        points = tomllib.load(f)["project"]["entry-points"]
+    info = tmp_path / "gpuarr_entry_points-0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: gpuarr-entry-points\n"
+                                   "Version: 0\n")
+    (info / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in eps.items()) + "\n"
+        for group, eps in points.items()))
+    code = ("import dask, dask.array\n"
+            "from dask.sizeof import sizeof\n"
+            "from dask.tokenize import normalize_token\n"
+            "assert 'gpuarr' in sizeof._lazy\n"
+            "from dask.array.backends import array_creation_dispatch as d\n"
+            "print(type(d.dispatch('gpuarr')).__name__)\n")
+    env = dict(__import__("os").environ, PYTHONPATH=f"{ROOT}:{tmp_path}")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "GpuarrBackendEntrypoint"
+
+
+def test_backend_entrypoint_without_a_device(da):
+    """The backend plugs into Dask's creation dispatch: its random state,
+    bit generator and to_backend dispatch (what needs no device)."""
+    import dask
+    from dask.array.backends import ArrayBackendEntrypoint, array_creation_dispatch
+    import gpuarr
+    from gpuarr.dask import _backend
+    entry = _backend.GpuarrBackendEntrypoint()
+    assert isinstance(entry, ArrayBackendEntrypoint)
+    array_creation_dispatch.register_backend("gpuarr", entry)
+    with dask.config.set({"array.backend": "gpuarr"}):
+        assert array_creation_dispatch.RandomState is gpuarr.random.RandomState
+        assert array_creation_dispatch.default_bit_generator is _backend.Philox
+    dispatch = entry.to_backend_dispatch()
+    assert dispatch.dispatch(np.ndarray) is _backend._numpy_to_gpuarr
+
+
+def test_registrations(da):
+    """register() puts gpuarr's sizeof, token, array dispatches and (where
+    distributed is installed) serializers into Dask's dispatch tables;
+    the sizeof entry point only registers them lazily, for the 'gpuarr'
+    top-level module."""
+    from dask.array import dispatch
+    from dask.sizeof import sizeof
+    from dask.tokenize import normalize_token
+    from dask.utils import Dispatch
+    import gpuarr
+    from gpuarr.dask import _register as _backend
+    _backend.register()
+    assert sizeof.dispatch(gpuarr.ndarray) is _backend.sizeof_array
+    assert normalize_token.dispatch(gpuarr.ndarray) is _backend.normalize_array
+    assert dispatch.concatenate_lookup.dispatch(gpuarr.ndarray) is gpuarr.concatenate
+    assert dispatch.to_numpy_dispatch.dispatch(gpuarr.ndarray) is gpuarr.asnumpy
+    try:
+        from distributed.protocol import dask_deserialize, dask_serialize
+    except ImportError:
+        pass
+    else:
+        assert dask_serialize.dispatch(gpuarr.ndarray) is _backend.serialize_array
+        assert dask_deserialize.dispatch(gpuarr.ndarray) is _backend.deserialize_array
+    fresh = Dispatch("sizeof")
+    _backend.register_lazily(fresh)
+    assert "gpuarr" in fresh._lazy
+
+
+class _Ptr:
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+class _DeviceLike:
+    """What normalize_array and sizeof_array read of a gpuarr array; any
+    read of the values fails."""
+
+    def __init__(self, ptr=0x7f0000000000, shape=(4, 5), dtype=np.float32):
+        self.data, self.shape, self.dtype = _Ptr(ptr), shape, np.dtype(dtype)
+        self.strides = (shape[1] * self.dtype.itemsize, self.dtype.itemsize)
+        self.nbytes = int(np.prod(shape)) * self.dtype.itemsize
+
+    def get(self):
+        raise AssertionError("copied to the host")
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("copied to the host")
+
+
+def test_token_and_sizeof_without_the_values():
+    import dask
+    from gpuarr.dask import _register as _backend
+    a, b = _DeviceLike(), _DeviceLike()
+    assert _backend.normalize_array(a) == _backend.normalize_array(a)
+    assert _backend.normalize_array(a) != _backend.normalize_array(b)   # same memory, another object
+    assert _backend.normalize_array(a)[1:5] == (0x7f0000000000, (4, 5), (20, 4), "<f4")
+    assert _backend.sizeof_array(a) == 80
+    with dask.config.set({"tokenize.ensure-deterministic": True}):
+        with pytest.raises(RuntimeError, match="deterministic"):
+            _backend.normalize_array(a)
+
+
+def test_philox_bit_generator():
+    """The bit generator Dask asks the backend for: a SeedSequence Dask can
+    spawn, whose words seed gpuarr's generator (deterministic per seed)."""
+    import pickle
+    from gpuarr.dask._backend import Philox
+    a, b = Philox(42), Philox(42)
+    assert a == b and len(a) == 4 and all(0 <= w < 2 ** 32 for w in a)
+    assert Philox(43) != a
+    children = [Philox(s) for s in a._seed_seq.spawn(3)]
+    assert len(set(children)) == 3
+    assert pickle.loads(pickle.dumps(a)) == a
+    assert "Philox" in repr(a)
+
+
+# ------------------------------------------------- on gpuarr chunks (GPU) --
+
+@pytest.fixture
+def gpu_backend(da):
+    import dask
+    from dask.array.backends import array_creation_dispatch
+    from gpuarr.dask import _backend
+    array_creation_dispatch.register_backend("gpuarr", _backend.GpuarrBackendEntrypoint())
+    with dask.config.set({"array.backend": "gpuarr"}):
+        yield
+
+
+@pytest.mark.gpu
+def test_backend_creation_makes_gpuarr_chunks(da, gpu_backend):
+    import gpuarr as gp
+    for x, want in ((da.ones((50, 70), chunks=(20, 30)), np.ones((50, 70))),
+                    (da.zeros((9,), dtype=np.int32, chunks=4), np.zeros(9, np.int32)),
+                    (da.full((5, 6), 2.5, chunks=3), np.full((5, 6), 2.5)),
+                    (da.arange(10, chunks=3), np.arange(10))):
+        assert isinstance(x._meta, gp.ndarray)
+        got = x.compute()
+        assert isinstance(got, gp.ndarray)
+        np.testing.assert_array_equal(got.get(), want)
+    r = da.random.random((40, 30), chunks=(16, 16))
+    assert isinstance(r._meta, gp.ndarray)
+    v = r.compute().get()
+    assert v.shape == (40, 30) and (v >= 0).all() and (v < 1).all() and np.unique(v).size > 1000
+    g = da.random.default_rng(7).random((40, 30), chunks=16)
+    np.testing.assert_array_equal(g.compute().get(), da.random.default_rng(7).random(
+        (40, 30), chunks=16).compute().get())
+    s = da.random.RandomState(3).normal(size=(100, 100), chunks=50)
+    assert isinstance(s.compute(), gp.ndarray)
+
+
+@pytest.mark.gpu
+def test_numpy_chunks_to_the_gpu_and_back(rng, da, tmp_path):
+    """map_blocks(gp.asarray) infers gpuarr meta from a zero-size chunk;
+    memmaps chunk without being read whole; like= and to_backend."""
+    import gpuarr as gp
+    host = rng.standard_normal((64, 48)).astype(np.float32)
+    m = np.lib.format.open_memmap(tmp_path / "x.npy", mode="w+", dtype=np.float32,
+                                  shape=host.shape)
+    m[:] = host
+    m.flush()
+    for source in (host, np.load(tmp_path / "x.npy", mmap_mode="r")):
+        d = da.from_array(source, chunks=(20, 17)).map_blocks(gp.asarray)
+        assert isinstance(d._meta, gp.ndarray) and d._meta.size == 0
+        back = d.map_blocks(gp.asnumpy)
+        assert isinstance(back._meta, np.ndarray)
+        np.testing.assert_array_equal(back.compute(), host)
+        np.testing.assert_allclose(float(d.sum().compute()), host.astype(np.float64).sum(),
+                                   rtol=1e-5)
+        np.testing.assert_allclose(float(d.std().compute()), host.std(), rtol=1e-5)
+        np.testing.assert_array_equal(d.rechunk((64, 48)).compute().get(), host)
+        np.testing.assert_array_equal(d.T.compute().get(), host.T)
+    like = da.asarray(host, like=gp.empty(()))
+    assert isinstance(like._meta, gp.ndarray)
+    assert isinstance(da.arange(5, like=gp.empty(()))._meta, gp.ndarray)
+    to = da.from_array(host, chunks=20).to_backend("gpuarr")
+    assert isinstance(to._meta, gp.ndarray) and isinstance(to.compute(), gp.ndarray)
+    assert isinstance(to.to_backend("numpy").compute(), np.ndarray)
+
+
+@pytest.mark.gpu
+def test_sizeof_and_token_of_a_gpuarr_chunk(da):
+    import dask
+    from dask.sizeof import sizeof
+    import gpuarr as gp
+    x = gp.ones((100, 50), dtype=np.float32)
+    assert sizeof(x) == x.nbytes == 20000
+    assert dask.base.tokenize(x) == dask.base.tokenize(x)
+    assert dask.base.tokenize(x) != dask.base.tokenize(x.copy())
+    assert dask.base.tokenize(x) != dask.base.tokenize(x[1:])
+    d = da.from_array(x, chunks=(50, 50))            # tokenizes x: no host copy
+    assert isinstance(d._meta, gp.ndarray)
+    np.testing.assert_array_equal(d.sum().compute().get(), 5000)
+
+
+@pytest.mark.gpu
+def test_distributed_serialization_of_gpuarr_chunks(rng, da):
+    distributed = pytest.importorskip("distributed")
+    from distributed.protocol import deserialize, serialize
+    import gpuarr as gp
+    from gpuarr.dask import _register as _backend
+    _backend.register()
+    for host in (rng.standard_normal((30, 20)).astype(np.float32),
+                 np.arange(12, dtype=np.int64).reshape(3, 4)[:, ::2],
+                 np.zeros((0, 5))):
+        x = gp.asarray(host)
+        header, frames = serialize(x, serializers=("dask",))
+        assert header["serializer"] == "dask"
+        y = deserialize(header, frames)
+        assert isinstance(y, gp.ndarray) and y.dtype == host.dtype
+        np.testing.assert_array_equal(y.get(), host)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        client.run(_backend.register)
+        host = rng.standard_normal((200, 300))
+        d = da.from_array(host, chunks=(50, 100)).map_blocks(gp.asarray).persist()
+        total = (d * 2).sum().compute()
+        np.testing.assert_allclose(float(total), 2 * host.sum(), rtol=1e-12)
+        back = d.rechunk((200, 300)).compute()
+        assert isinstance(back, gp.ndarray)
+        np.testing.assert_array_equal(back.get(), host)

@@ -9,5 +9,10 @@ from gpuarr's single-GPU kernels (issue 21).  Chunks may be NumPy arrays
   whole array, with stats.median, exact, by radix selection over the
   chunks.
 
-Importing this package does not import Dask.
+gpuarr chunks in Dask (sizeof, tokens without host copies, the array
+dispatches, distributed's serializers) are registered by register(), by
+these functions, or lazily through the entry points (_register.py); the
+"gpuarr" array backend is _backend.py.  Importing this package does not
+import Dask.
 """
+from ._register import register  # noqa: F401

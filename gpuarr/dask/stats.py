@@ -46,7 +46,7 @@ import math
 
 import numpy
 
-from . import _merge
+from . import _merge, _register
 
 __all__ = ["sigma_clip", "sigma_clipped_stats", "median", "ClippedArray"]
 
@@ -57,6 +57,7 @@ _MAD_STD = 1.482602218505602          # 1 / Phi^-1(3/4), gpuarr.stats' constant
 
 def _dask_array(x, name):
     import dask.array as da
+    _register._register_now()
     if not isinstance(x, da.Array):
         raise TypeError(f"{name} must be a dask array, not {type(x).__name__} "
                         f"(dask.array.from_array makes one)")
