@@ -787,3 +787,98 @@ def test_distributed_serialization_of_gpuarr_chunks(rng, da):
         back = d.rechunk((200, 300)).compute()
         assert isinstance(back, gp.ndarray)
         np.testing.assert_array_equal(back.get(), host)
+
+
+# ======================================== the pipeline on a mosaic ====
+
+def whole_image_pipeline(image):
+    """The four steps on the assembled image: gpuarr.stats' clipping (the
+    lesson's mode) written with NumPy, then SciPy."""
+    std = reference_clip(image, sigma=3, maxiters=None, inclusive=False)["stats"][2]
+    labels, count = ndi.label(image > 5 * std)
+    index = np.arange(1, count + 1)
+    return (std, count, np.array(ndi.center_of_mass(image, labels, index)).reshape(-1, 2),
+            ndi.sum_labels(image, labels, index))
+
+
+def test_mosaic_pipeline_equals_the_whole_image(da):
+    from gpuarr.dask import mosaic
+    lines = []
+    sky = mosaic.synthetic_mosaic(300, chunk=128)
+    assert sky.chunks == ((128, 128, 44),) * 2 and sky.dtype == np.float32
+    result = mosaic.pipeline(sky.persist(), report=lines.append)
+    std, count, positions, fluxes = whole_image_pipeline(sky.compute())
+    assert result["std"] == std and result["count"] == count > 5
+    np.testing.assert_allclose(result["positions"], positions, rtol=1e-10)
+    np.testing.assert_allclose(result["fluxes"], fluxes, rtol=1e-5)
+    assert len(result["times"]) == 4 and len(lines) == 4 and f"{count} sources" in lines[2]
+
+
+def test_mosaic_is_seamless_and_deterministic(da, monkeypatch):
+    """Without noise the sources give the same image whatever the chunks
+    (stamps cross chunk edges seamlessly); each chunk is the same on every
+    call."""
+    from gpuarr import datasets
+    from gpuarr.dask import mosaic
+    a = mosaic.synthetic_mosaic(200, chunk=64).compute()
+    np.testing.assert_array_equal(a, mosaic.synthetic_mosaic(200, chunk=64).compute())
+    np.testing.assert_array_equal(a[64:128, :64], mosaic.mosaic_chunk(
+        mosaic._reaching(mosaic.source_list(200), 64, 128, 0, 64), (64, 0), (64, 64), (1, 0)))
+    monkeypatch.setattr(datasets, "_SIGMA", 0.0)
+    one = mosaic.synthetic_mosaic(200, chunk=200).compute()
+    assert one.max() >= 0.09
+    for chunk in (37, 64, 150):
+        np.testing.assert_array_equal(mosaic.synthetic_mosaic(200, chunk=chunk).compute(), one)
+    with pytest.raises(ValueError, match="chunk"):
+        mosaic.synthetic_mosaic(100, chunk=2)
+    with pytest.raises(TypeError, match="size"):
+        mosaic.synthetic_mosaic(100.0)
+    with pytest.raises(TypeError, match="xp"):
+        mosaic.synthetic_mosaic(100, xp=da)
+
+
+def test_mosaic_command(tmp_path):
+    """python -m gpuarr --mosaic N on the CPU: the four steps, timed, and
+    the sources; bad sizes are usage errors naming the option."""
+    import subprocess
+    import sys
+    env = dict(__import__("os").environ, PYTHONPATH=ROOT, CUDA_VISIBLE_DEVICES="")
+    out = subprocess.run([sys.executable, "-m", "gpuarr", "--mosaic", "256", "--chunk", "100",
+                          "--cpu-only"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=240)
+    assert out.returncode == 0, out.stderr
+    for step in ("[0/4] made chunk by chunk", "[1/4] kappa-sigma background",
+                 "[2/4] segmentation", "[3/4] labelling across chunks",
+                 "[4/4] centre of mass + flux", "sources", "NumPy chunks"):
+        assert step in out.stdout
+    assert not list(tmp_path.iterdir())                      # no picture
+    bad = subprocess.run([sys.executable, "-m", "gpuarr", "--mosaic", "256", "--chunk", "1"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+    assert bad.returncode == 2 and "chunk" in bad.stderr
+
+
+def test_mosaic_on_distributed_workers(da):
+    """Two worker processes (NumPy chunks): the answers of one process."""
+    pytest.importorskip("distributed")
+    from gpuarr.dask import mosaic
+    want = mosaic.run(200, 64, workers=0, use_gpu=False, report=lambda _: None)
+    got = mosaic.run(200, 64, workers=2, use_gpu=False, report=lambda _: None)
+    assert got["std"] == want["std"] and got["count"] == want["count"]
+    np.testing.assert_allclose(got["fluxes"], want["fluxes"], rtol=1e-12)
+
+
+@pytest.mark.gpu
+def test_mosaic_on_gpuarr_chunks(da):
+    """gpuarr chunks give the NumPy chunks' answers on the same mosaic."""
+    import gpuarr as gp
+    from gpuarr.dask import mosaic
+    sky = mosaic.synthetic_mosaic(700, chunk=256, xp=gp).persist()
+    assert isinstance(sky._meta, gp.ndarray)
+    got = mosaic.pipeline(sky, report=lambda _: None)
+    std, count, positions, fluxes = whole_image_pipeline(
+        mosaic.synthetic_mosaic(700, chunk=256).compute())
+    assert got["std"] == std and got["count"] == count
+    np.testing.assert_allclose(got["positions"], positions, rtol=1e-8)
+    np.testing.assert_allclose(got["fluxes"], fluxes, rtol=1e-5)
+    out = mosaic.run(600, 256, report=lambda _: None)
+    assert out["count"] > 0
