@@ -1,9 +1,14 @@
-"""gpuarr.dask's cross-block labelling (gpuarr/dask/_merge.py) on NumPy
-blocks, labelled with SciPy: the labels of the blocks, merged and
-renumbered, equal scipy.ndimage.label on the whole image, number for
-number; and gpuarr.dask.ndmeasure.label on dask arrays of NumPy chunks
-(where Dask is installed).  CPU only: the same steps on gpuarr chunks
-need a GPU."""
+"""gpuarr.dask and gpuarr as a Dask chunk type (issue 21).
+
+On NumPy chunks (CPU): the cross-block labelling (gpuarr/dask/_merge.py)
+and ndmeasure.label against scipy.ndimage.label on the whole image,
+number for number; the measurements from partial sums; the exact median;
+sigma clipping across chunks against gpuarr.stats' semantics on the whole
+array (reference_clip, bit for bit where the arithmetic is exact) and
+astropy; the registrations, entry points and bit generator of the backend;
+the mosaic pipeline against the single-array pipeline.  Marked gpu: the
+same on gpuarr chunks, the backend's creation functions, meta inference,
+tokens, sizeof and distributed serialization of gpuarr chunks."""
 import warnings
 
 import numpy as np
