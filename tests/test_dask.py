@@ -1,9 +1,16 @@
-"""gpuarr.dask's cross-block labelling (gpuarr/dask/_merge.py) on NumPy
-blocks, labelled with SciPy: the labels of the blocks, merged and
-renumbered, equal scipy.ndimage.label on the whole image, number for
-number; and gpuarr.dask.ndmeasure.label on dask arrays of NumPy chunks
-(where Dask is installed).  CPU only: the same steps on gpuarr chunks
-need a GPU."""
+"""gpuarr.dask and gpuarr as a Dask chunk type (issue 21).
+
+On NumPy chunks (CPU): the cross-block labelling (gpuarr/dask/_merge.py)
+and ndmeasure.label against scipy.ndimage.label on the whole image,
+number for number; the measurements from partial sums; the exact median;
+sigma clipping across chunks against gpuarr.stats' semantics on the whole
+array (reference_clip, bit for bit where the arithmetic is exact) and
+astropy; the registrations, entry points and bit generator of the backend;
+the mosaic pipeline against the single-array pipeline.  Marked gpu: the
+same on gpuarr chunks, the backend's creation functions, meta inference,
+tokens, sizeof and distributed serialization of gpuarr chunks."""
+import warnings
+
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
@@ -211,3 +218,672 @@ def test_dask_median_nan_and_2d(rng, da):
     assert stats.median(da.from_array(x, chunks=(7, 9)), -10, 10) == np.median(x[~np.isnan(x)])
     with pytest.raises(TypeError, match="dask array"):
         stats.median(x)
+
+
+# ================================== sigma clipping across chunks ====
+
+def reference_clip(x, sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5, cenfunc="median",
+                   stdfunc="std", std_ddof=0, inclusive=True):
+    """gpuarr.stats' clipping of the whole array, written plainly with
+    NumPy (the semantics gpuarr/stats.py documents): the survivors are the
+    values inside the intersection of all bounds; each clip forms its
+    bounds in the data's precision from the median (or mean) and the std
+    (float64, rounded) or MAD-based std of the survivors; the loop ends
+    after maxiters clips or a clip that removes nothing; a clip of nothing
+    gives NaN bounds.  A dict of bounds, mask, survivors and statistics."""
+    from gpuarr import stats as single
+    cen_median, std_mad, lower, upper, maxiters, ddof = single._check(
+        sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc, std_ddof)
+    T = single._work_dtype(x.dtype).type
+    v = x.astype(T).ravel()
+    big = np.finfo(T).max if inclusive else np.inf
+
+    def inside(lo, hi):
+        return (v >= lo) & (v <= hi) if inclusive else (v > lo) & (v < hi)
+
+    def final(s):
+        if s.size == 0:
+            return np.nan, np.nan, np.nan
+        w = s.astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return w.mean(), np.median(s), np.sqrt(((w - w.mean()) ** 2).sum() / (w.size - ddof))
+
+    lo, hi, blo, bhi, it, prev = -big, big, np.nan, np.nan, 0, -1
+    stats = None
+    while maxiters < 0 or it < maxiters:
+        s = v[inside(lo, hi)]
+        if s.size == 0:
+            blo = bhi = np.nan
+            stats = (np.nan,) * 3
+            break
+        if it > 0 and s.size == prev:
+            stats = final(s)
+            break
+        med = np.median(s)
+        w = s.astype(np.float64)
+        centre = med if cen_median else T(w.mean())
+        spread = T(1.482602218505602) * np.median(np.abs(s - med)) if std_mad else T(w.std())
+        blo, bhi = centre - spread * T(lower), centre + spread * T(upper)
+        lo, hi = max(lo, blo), min(hi, bhi)
+        prev, it = s.size, it + 1
+    if stats is None:
+        stats = final(v[inside(lo, hi)])
+    mask = ~np.isfinite(v)
+    if not (np.isnan(blo) or np.isnan(bhi)):
+        mask |= (v < blo) | (v > bhi) if inclusive else ~((v > blo) & (v < bhi))
+    return dict(lo=T(blo), hi=T(bhi), mask=mask.reshape(x.shape),
+                survivors=x.ravel()[inside(lo, hi)], stats=tuple(T(s) for s in stats))
+
+
+def clip_sample(rng, shape, dtype, outliers=0.05):
+    x = rng.normal(10.0, 2.0, shape)
+    flat = x.reshape(-1)
+    k = max(1, int(flat.size * outliers))
+    idx = rng.choice(flat.size, k, replace=False)
+    flat[idx] += rng.choice([-1.0, 1.0], k, p=[0.3, 0.7]) * rng.uniform(8.0, 80.0, k)
+    if np.dtype(dtype).kind in "iu":
+        return np.round(x * 4).astype(dtype)
+    return x.astype(dtype)
+
+
+def chunkings(rng, shape):
+    """Whole, one small chunk size everywhere, and random cuts."""
+    return [shape, tuple(max(1, n // 5) for n in shape),
+            tuple(tuple(random_chunks(rng, n, int(rng.integers(2, min(n, 6) + 1))))
+                  for n in shape)]
+
+
+def assert_clip_equal(got_bounds, want, dtype, exact):
+    """Bounds equal (bit for bit where every step is exact arithmetic in
+    the data's precision or a float32 rounding of float64 sums; within
+    float64 rounding otherwise)."""
+    for g, w in zip(got_bounds, (want["lo"], want["hi"])):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        if exact:
+            np.testing.assert_array_equal(g, w)
+        else:
+            np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-300)
+
+
+def masks_agree(got, want, x, lo, hi):
+    """Masks equal but for values at a float64 rounding of a bound."""
+    differ = got != want
+    if differ.any():
+        v = x[differ].astype(np.float64)
+        near = np.minimum(abs(v - float(lo)), abs(v - float(hi))) <= 1e-12 * (abs(lo) + abs(hi))
+        assert near.all(), f"{int((~near).sum())} values clipped differently"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16])
+@pytest.mark.parametrize("cenfunc, stdfunc", [("median", "std"), ("mean", "std"),
+                                              ("median", "mad_std"), ("mean", "mad_std")])
+def test_dask_sigma_clip_equals_whole_array(rng, da, dtype, cenfunc, stdfunc):
+    from gpuarr.dask import stats
+    x = clip_sample(rng, (61, 47), dtype)
+    exact = np.dtype(dtype) == np.float32 or (cenfunc, stdfunc) == ("median", "mad_std")
+    for chunks, kw in zip(chunkings(rng, x.shape) * 2,
+                          (dict(), dict(sigma=2.5, maxiters=None),
+                           dict(sigma_lower=2, sigma_upper=4, maxiters=2),
+                           dict(maxiters=None, inclusive=False))):
+        d = da.from_array(x, chunks=chunks)
+        want = reference_clip(x, cenfunc=cenfunc, stdfunc=stdfunc, **kw)
+        got, lo, hi = stats.sigma_clip(d, cenfunc=cenfunc, stdfunc=stdfunc,
+                                       return_bounds=True, **kw)
+        assert_clip_equal((lo, hi), want, dtype, exact)
+        assert isinstance(got, stats.ClippedArray) and got.data is d
+        assert isinstance(got.mask, da.Array) and got.mask.chunks == d.chunks
+        mask = got.mask.compute()
+        if exact:
+            np.testing.assert_array_equal(mask, want["mask"])
+        else:
+            masks_agree(mask, want["mask"], x, lo, hi)
+        survivors = stats.sigma_clip(d, cenfunc=cenfunc, stdfunc=stdfunc, masked=False,
+                                     **kw).compute()
+        assert survivors.dtype == x.dtype
+        if exact:
+            np.testing.assert_array_equal(survivors, want["survivors"])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_dask_sigma_clipped_stats_equal_whole_array(rng, da, dtype):
+    from gpuarr.dask import stats
+    x = clip_sample(rng, (50, 70), dtype)
+    for chunks, kw in zip(chunkings(rng, x.shape) * 2,
+                          (dict(), dict(maxiters=None, std_ddof=1),
+                           dict(cenfunc="mean", stdfunc="mad_std", sigma=2.5),
+                           dict(maxiters=None, inclusive=False), dict(maxiters=1))):
+        d = da.from_array(x, chunks=chunks)
+        want = reference_clip(x, **kw)["stats"]
+        got = stats.sigma_clipped_stats(d, **kw)
+        for g, w in zip(got, want):
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+        assert got[1] == want[1]                    # the median: exact
+        np.testing.assert_allclose(got, want, rtol=1e-6 if dtype == np.float32 else 1e-12)
+
+
+def on_bounds(rng, dtype, sigma):
+    """Data with values exactly on the first clip's bounds (median and
+    MAD-based std, both exact selections): copies of the bounds and of the
+    median, two on either side of both medians, leave them unchanged."""
+    x = clip_sample(rng, 999, dtype)
+    first = reference_clip(x, sigma=sigma, maxiters=1, stdfunc="mad_std")
+    med = np.median(x)
+    extra = np.array([first["lo"], med, med, first["hi"]] * 3, dtype)
+    return rng.permutation(np.concatenate([x, extra])), first["lo"], first["hi"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("inclusive", [True, False])
+def test_dask_sigma_clip_values_on_the_bounds(rng, da, dtype, inclusive):
+    from gpuarr.dask import stats
+    x, lo, hi = on_bounds(rng, dtype, 2.0)
+    want = reference_clip(x, sigma=2.0, maxiters=1, stdfunc="mad_std", inclusive=inclusive)
+    assert (want["lo"], want["hi"]) == (lo, hi)
+    assert (x == lo).sum() >= 3 and (x == hi).sum() >= 3
+    for chunks in chunkings(rng, x.shape):
+        got, glo, ghi = stats.sigma_clip(da.from_array(x, chunks=chunks), sigma=2.0, maxiters=1,
+                                         stdfunc="mad_std", inclusive=inclusive,
+                                         return_bounds=True)
+        assert (glo, ghi) == (lo, hi)
+        mask = got.mask.compute()
+        np.testing.assert_array_equal(mask, want["mask"])
+        assert mask[x == lo].all() != inclusive and mask[x == hi].all() != inclusive
+        for kw in (dict(maxiters=None), dict(maxiters=4)):
+            later = reference_clip(x, sigma=2.0, stdfunc="mad_std", inclusive=inclusive, **kw)
+            got = stats.sigma_clip(da.from_array(x, chunks=chunks), sigma=2.0, masked=False,
+                                   stdfunc="mad_std", inclusive=inclusive, **kw).compute()
+            np.testing.assert_array_equal(got, later["survivors"])
+
+
+@pytest.mark.parametrize("kind", ["grid", "spike", "constant", "nonfinite"])
+def test_dask_sigma_clip_repeated_and_special_values(rng, da, kind):
+    from gpuarr.dask import stats
+    x = clip_sample(rng, (40, 45), np.float32, outliers=0.1)
+    if kind == "grid":
+        x = np.round(x * 2) / np.float32(2)
+    elif kind == "spike":
+        x.flat[rng.choice(x.size, 400, replace=False)] = np.float32(10)
+    elif kind == "constant":
+        x[:] = np.float32(3.5)
+    else:
+        x.flat[rng.choice(x.size, 30, replace=False)] = [np.nan, np.inf, -np.inf] * 10
+    for chunks, kw in zip(chunkings(rng, x.shape),
+                          (dict(maxiters=None), dict(maxiters=None, inclusive=False, sigma=2),
+                           dict(stdfunc="mad_std", maxiters=3))):
+        d = da.from_array(x, chunks=chunks)
+        want = reference_clip(x, **kw)
+        got, lo, hi = stats.sigma_clip(d, return_bounds=True, **kw)
+        assert_clip_equal((lo, hi), want, np.float32, True)
+        np.testing.assert_array_equal(got.mask.compute(), want["mask"])
+        np.testing.assert_array_equal(stats.sigma_clip(d, masked=False, **kw).compute(),
+                                      want["survivors"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            np.testing.assert_array_equal(stats.sigma_clipped_stats(d, **kw)[1],
+                                          want["stats"][1])
+
+
+def test_dask_sigma_clip_empties_and_masks(rng, da):
+    """Everything clipped (NaN bounds, nothing left), the lesson's strict
+    bounds around a constant, an empty array, mask and mask_value."""
+    from gpuarr.dask import stats
+    x = np.arange(1000, dtype=np.float64)
+    d = da.from_array(x, chunks=300)
+    _, lo, hi = stats.sigma_clip(d, sigma=-1, maxiters=None, return_bounds=True)
+    assert np.isnan(lo) and np.isnan(hi)
+    assert stats.sigma_clip(d, sigma=-1, masked=False).compute().size == 0
+    assert all(np.isnan(stats.sigma_clipped_stats(d, sigma=-1)))
+    c = da.full((100,), 10, dtype=np.float32, chunks=30)
+    assert stats.sigma_clip(c, maxiters=None, masked=False, inclusive=False).compute().size == 0
+    assert stats.sigma_clipped_stats(c) == (10, 10, 0)
+    e = da.zeros((0, 3), chunks=2)
+    assert all(np.isnan(stats.sigma_clipped_stats(e)))
+    assert stats.sigma_clip(e, masked=False).compute().size == 0
+    y = clip_sample(rng, (30, 40), np.float64)
+    m = rng.random(y.shape) < 0.1
+    y[5, :] = -999.0
+    want = reference_clip(np.where(m | (y == -999.0), np.nan, y))["stats"]
+    got = stats.sigma_clipped_stats(da.from_array(y, chunks=7),
+                                    mask=da.from_array(m, chunks=11), mask_value=-999.0)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(ValueError, match="all masked"):
+        stats.sigma_clipped_stats(da.from_array(y, chunks=7), mask=da.ones(y.shape, dtype=bool,
+                                                                            chunks=9))
+
+
+def test_dask_sigma_clip_like_astropy(rng, da):
+    astropy_stats = pytest.importorskip("astropy.stats")
+    from gpuarr.dask import stats
+    x = clip_sample(rng, (80, 90), np.float64)
+    d = da.from_array(x, chunks=(17, 31))
+    for kw in (dict(), dict(maxiters=None, sigma=2.5), dict(stdfunc="mad_std")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want, wlo, whi = astropy_stats.sigma_clip(x, return_bounds=True, **kw)
+            wstats = astropy_stats.sigma_clipped_stats(x, **kw)
+        got, lo, hi = stats.sigma_clip(d, return_bounds=True, **kw)
+        np.testing.assert_allclose([lo, hi], [wlo, whi], rtol=1e-12)
+        masks_agree(got.mask.compute(), np.ma.getmaskarray(want), x, wlo, whi)
+        np.testing.assert_allclose(stats.sigma_clipped_stats(d, **kw), wstats, rtol=1e-12)
+
+
+def test_dask_clipped_array(rng, da):
+    from gpuarr.dask import stats
+    x = clip_sample(rng, (20, 30), np.float32)
+    got = stats.sigma_clip(da.from_array(x, chunks=(7, 11)), sigma=2)
+    want = reference_clip(x, sigma=2)["mask"]
+    assert got.shape == x.shape and got.dtype == x.dtype and got.ndim == 2 and got.size == x.size
+    assert got.count() == int((~want).sum())
+    np.testing.assert_array_equal(got.filled(-1.0).compute(), np.where(want, -1, x))
+    np.testing.assert_array_equal(got.compressed().compute(), x[~want])
+    ma = got.get()
+    assert isinstance(ma, np.ma.MaskedArray)
+    np.testing.assert_array_equal(ma.mask, want)
+    assert "ClippedArray" in repr(got)
+
+
+@pytest.mark.parametrize("kw, exc, word", [
+    (dict(cenfunc="mode"), ValueError, "cenfunc"),
+    (dict(stdfunc=np.std), TypeError, "stdfunc"),
+    (dict(sigma="3"), TypeError, "sigma"),
+    (dict(maxiters=-1), ValueError, "maxiters"),
+    (dict(axis=0), NotImplementedError, "axis"),
+])
+def test_dask_sigma_clip_bad_arguments(da, kw, exc, word):
+    from gpuarr.dask import stats
+    d = da.zeros(10, chunks=3)
+    for fn in (stats.sigma_clip, stats.sigma_clipped_stats):
+        with pytest.raises(exc, match=word):
+            fn(d, **kw)
+    with pytest.raises(TypeError, match="data must be a dask array"):
+        stats.sigma_clip(np.zeros(10))
+    with pytest.raises(TypeError, match="mask must be a dask array"):
+        stats.sigma_clipped_stats(d, mask=np.zeros(10, bool))
+    with pytest.raises(ValueError, match="mask's shape"):
+        stats.sigma_clipped_stats(d, mask=da.zeros(3, dtype=bool, chunks=3))
+    with pytest.raises(TypeError, match="complex"):
+        stats.sigma_clip(da.zeros(4, dtype=np.complex64, chunks=2))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dask_sigma_clip_of_gpuarr_chunks(rng, da, dtype):
+    """On gpuarr chunks: gpuarr.stats' results on the whole array (bounds
+    bit for bit in float32; the median always), masks as gpuarr chunks."""
+    import gpuarr as gp
+    from gpuarr import stats as single
+    from gpuarr.dask import stats
+    x = clip_sample(rng, (300, 500), dtype)
+    d = da.from_array(x, chunks=(128, 200)).map_blocks(gp.asarray,
+                                                        meta=gp.empty((0, 0), dtype=dtype))
+    whole = gp.asarray(x)
+    for kw in (dict(), dict(maxiters=None, inclusive=False), dict(stdfunc="mad_std", sigma=2.5)):
+        got, lo, hi = stats.sigma_clip(d, return_bounds=True, **kw)
+        want, wlo, whi = single.sigma_clip(whole, return_bounds=True, **kw)
+        if dtype == np.float32:
+            assert (lo, hi) == (wlo.get(), whi.get())
+        np.testing.assert_allclose([lo, hi], [wlo.get(), whi.get()], rtol=1e-12)
+        mask = got.mask.compute()
+        assert isinstance(mask, gp.ndarray)
+        masks_agree(mask.get(), want.mask.get(), x, lo, hi)
+        survivors = stats.sigma_clip(d, masked=False, **kw).compute()
+        assert isinstance(survivors, gp.ndarray) and survivors.dtype == dtype
+        gstats = stats.sigma_clipped_stats(d, **kw)
+        wstats = [v.get() for v in single.sigma_clipped_stats(whole, **kw)]
+        assert gstats[1] == wstats[1]
+        np.testing.assert_allclose(gstats, wstats, rtol=1e-6 if dtype == np.float32 else 1e-12)
+    assert stats.median(d) == np.median(x)
+
+
+# ============================= gpuarr as a Dask chunk type and backend ====
+
+ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("os").path.abspath(
+    __file__)))
+
+
+def test_entry_points_declared():
+    """pyproject.toml names the backend and the sizeof registrar, and both
+    resolve; where gpuarr is installed, importlib.metadata lists them."""
+    import importlib
+    import importlib.metadata
+    import tomllib
+    with open(f"{ROOT}/pyproject.toml", "rb") as f:
+        project = tomllib.load(f)["project"]
+    points = project["entry-points"]
+    assert points["dask.array.backends"] == {"gpuarr": "gpuarr.dask._backend:GpuarrBackendEntrypoint"}
+    assert points["dask.sizeof"] == {"gpuarr": "gpuarr.dask._register:register_lazily"}
+    assert any(d.startswith("dask[array,distributed]") for d in project["optional-dependencies"]["dask"])
+    for value in (*points["dask.array.backends"].values(), *points["dask.sizeof"].values()):
+        module, name = value.split(":")
+        assert callable(getattr(importlib.import_module(module), name))
+    try:
+        importlib.metadata.distribution("gpuarr")
+    except importlib.metadata.PackageNotFoundError:
+        return                                    # run from the source tree
+    found = {ep.name: ep.value for ep in importlib.metadata.entry_points(
+        group="dask.array.backends")}
+    assert found.get("gpuarr") == points["dask.array.backends"]["gpuarr"]
+
+
+def test_entry_points_found_by_dask(tmp_path, da):
+    """With the entry points installed (a dist-info on the path, as pip
+    writes it from pyproject.toml), importing Dask registers gpuarr's
+    chunk support lazily and the backend "gpuarr" is found by name."""
+    import subprocess
+    import sys
+    import tomllib
+    with open(f"{ROOT}/pyproject.toml", "rb") as f:
+        points = tomllib.load(f)["project"]["entry-points"]
+    info = tmp_path / "gpuarr_entry_points-0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: gpuarr-entry-points\n"
+                                   "Version: 0\n")
+    (info / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in eps.items()) + "\n"
+        for group, eps in points.items()))
+    code = ("import dask, dask.array\n"
+            "from dask.sizeof import sizeof\n"
+            "from dask.tokenize import normalize_token\n"
+            "assert 'gpuarr' in sizeof._lazy\n"
+            "from dask.array.backends import array_creation_dispatch as d\n"
+            "print(type(d.dispatch('gpuarr')).__name__)\n")
+    env = dict(__import__("os").environ, PYTHONPATH=f"{ROOT}:{tmp_path}")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "GpuarrBackendEntrypoint"
+
+
+def test_backend_entrypoint_without_a_device(da):
+    """The backend plugs into Dask's creation dispatch: its random state,
+    bit generator and to_backend dispatch (what needs no device)."""
+    import dask
+    from dask.array.backends import ArrayBackendEntrypoint, array_creation_dispatch
+    import gpuarr
+    from gpuarr.dask import _backend
+    entry = _backend.GpuarrBackendEntrypoint()
+    assert isinstance(entry, ArrayBackendEntrypoint)
+    array_creation_dispatch.register_backend("gpuarr", entry)
+    with dask.config.set({"array.backend": "gpuarr"}):
+        assert array_creation_dispatch.RandomState is gpuarr.random.RandomState
+        assert array_creation_dispatch.default_bit_generator is _backend.Philox
+    dispatch = entry.to_backend_dispatch()
+    assert dispatch.dispatch(np.ndarray) is _backend._numpy_to_gpuarr
+
+
+def test_registrations(da):
+    """register() puts gpuarr's sizeof, token, array dispatches and (where
+    distributed is installed) serializers into Dask's dispatch tables;
+    the sizeof entry point only registers them lazily, for the 'gpuarr'
+    top-level module."""
+    from dask.array import dispatch
+    from dask.sizeof import sizeof
+    from dask.tokenize import normalize_token
+    from dask.utils import Dispatch
+    import gpuarr
+    from gpuarr.dask import _register as _backend
+    _backend.register()
+    assert sizeof.dispatch(gpuarr.ndarray) is _backend.sizeof_array
+    assert normalize_token.dispatch(gpuarr.ndarray) is _backend.normalize_array
+    assert dispatch.concatenate_lookup.dispatch(gpuarr.ndarray) is gpuarr.concatenate
+    assert dispatch.to_numpy_dispatch.dispatch(gpuarr.ndarray) is gpuarr.asnumpy
+    try:
+        from distributed.protocol import dask_deserialize, dask_serialize
+    except ImportError:
+        pass
+    else:
+        assert dask_serialize.dispatch(gpuarr.ndarray) is _backend.serialize_array
+        assert dask_deserialize.dispatch(gpuarr.ndarray) is _backend.deserialize_array
+    fresh = Dispatch("sizeof")
+    _backend.register_lazily(fresh)
+    assert "gpuarr" in fresh._lazy
+
+
+class _Ptr:
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+class _DeviceLike:
+    """What normalize_array and sizeof_array read of a gpuarr array; any
+    read of the values fails."""
+
+    def __init__(self, ptr=0x7f0000000000, shape=(4, 5), dtype=np.float32):
+        self.data, self.shape, self.dtype = _Ptr(ptr), shape, np.dtype(dtype)
+        self.strides = (shape[1] * self.dtype.itemsize, self.dtype.itemsize)
+        self.nbytes = int(np.prod(shape)) * self.dtype.itemsize
+
+    def get(self):
+        raise AssertionError("copied to the host")
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("copied to the host")
+
+
+def test_token_and_sizeof_without_the_values():
+    import dask
+    from gpuarr.dask import _register as _backend
+    a, b = _DeviceLike(), _DeviceLike()
+    assert _backend.normalize_array(a) == _backend.normalize_array(a)
+    assert _backend.normalize_array(a) != _backend.normalize_array(b)   # same memory, another object
+    assert _backend.normalize_array(a)[1:5] == (0x7f0000000000, (4, 5), (20, 4), "<f4")
+    assert _backend.sizeof_array(a) == 80
+    with dask.config.set({"tokenize.ensure-deterministic": True}):
+        with pytest.raises(RuntimeError, match="deterministic"):
+            _backend.normalize_array(a)
+
+
+def test_philox_bit_generator():
+    """The bit generator Dask asks the backend for: a SeedSequence Dask can
+    spawn, whose words seed gpuarr's generator (deterministic per seed)."""
+    import pickle
+    from gpuarr.dask._backend import Philox
+    a, b = Philox(42), Philox(42)
+    assert a == b and len(a) == 4 and all(0 <= w < 2 ** 32 for w in a)
+    assert Philox(43) != a
+    children = [Philox(s) for s in a._seed_seq.spawn(3)]
+    assert len(set(children)) == 3
+    assert pickle.loads(pickle.dumps(a)) == a
+    assert "Philox" in repr(a)
+
+
+# ------------------------------------------------- on gpuarr chunks (GPU) --
+
+@pytest.fixture
+def gpu_backend(da):
+    import dask
+    from dask.array.backends import array_creation_dispatch
+    from gpuarr.dask import _backend
+    array_creation_dispatch.register_backend("gpuarr", _backend.GpuarrBackendEntrypoint())
+    with dask.config.set({"array.backend": "gpuarr"}):
+        yield
+
+
+@pytest.mark.gpu
+def test_backend_creation_makes_gpuarr_chunks(da, gpu_backend):
+    import gpuarr as gp
+    for x, want in ((da.ones((50, 70), chunks=(20, 30)), np.ones((50, 70))),
+                    (da.zeros((9,), dtype=np.int32, chunks=4), np.zeros(9, np.int32)),
+                    (da.full((5, 6), 2.5, chunks=3), np.full((5, 6), 2.5)),
+                    (da.arange(10, chunks=3), np.arange(10))):
+        assert isinstance(x._meta, gp.ndarray)
+        got = x.compute()
+        assert isinstance(got, gp.ndarray)
+        np.testing.assert_array_equal(got.get(), want)
+    r = da.random.random((40, 30), chunks=(16, 16))
+    assert isinstance(r._meta, gp.ndarray)
+    v = r.compute().get()
+    assert v.shape == (40, 30) and (v >= 0).all() and (v < 1).all() and np.unique(v).size > 1000
+    g = da.random.default_rng(7).random((40, 30), chunks=16)
+    np.testing.assert_array_equal(g.compute().get(), da.random.default_rng(7).random(
+        (40, 30), chunks=16).compute().get())
+    s = da.random.RandomState(3).normal(size=(100, 100), chunks=50)
+    assert isinstance(s.compute(), gp.ndarray)
+
+
+@pytest.mark.gpu
+def test_numpy_chunks_to_the_gpu_and_back(rng, da, tmp_path):
+    """map_blocks(gp.asarray) infers gpuarr meta from a zero-size chunk;
+    memmaps chunk without being read whole; like= and to_backend."""
+    import gpuarr as gp
+    host = rng.standard_normal((64, 48)).astype(np.float32)
+    m = np.lib.format.open_memmap(tmp_path / "x.npy", mode="w+", dtype=np.float32,
+                                  shape=host.shape)
+    m[:] = host
+    m.flush()
+    for source in (host, np.load(tmp_path / "x.npy", mmap_mode="r")):
+        d = da.from_array(source, chunks=(20, 17)).map_blocks(gp.asarray)
+        assert isinstance(d._meta, gp.ndarray) and d._meta.size == 0
+        back = d.map_blocks(gp.asnumpy)
+        assert isinstance(back._meta, np.ndarray)
+        np.testing.assert_array_equal(back.compute(), host)
+        np.testing.assert_allclose(float(d.sum().compute()), host.astype(np.float64).sum(),
+                                   rtol=1e-5)
+        np.testing.assert_allclose(float(d.std().compute()), host.std(), rtol=1e-5)
+        np.testing.assert_array_equal(d.rechunk((64, 48)).compute().get(), host)
+        np.testing.assert_array_equal(d.T.compute().get(), host.T)
+    like = da.asarray(host, like=gp.empty(()))
+    assert isinstance(like._meta, gp.ndarray)
+    assert isinstance(da.arange(5, like=gp.empty(()))._meta, gp.ndarray)
+    to = da.from_array(host, chunks=20).to_backend("gpuarr")
+    assert isinstance(to._meta, gp.ndarray) and isinstance(to.compute(), gp.ndarray)
+    assert isinstance(to.to_backend("numpy").compute(), np.ndarray)
+
+
+@pytest.mark.gpu
+def test_sizeof_and_token_of_a_gpuarr_chunk(da):
+    import dask
+    from dask.sizeof import sizeof
+    import gpuarr as gp
+    x = gp.ones((100, 50), dtype=np.float32)
+    assert sizeof(x) == x.nbytes == 20000
+    assert dask.base.tokenize(x) == dask.base.tokenize(x)
+    assert dask.base.tokenize(x) != dask.base.tokenize(x.copy())
+    assert dask.base.tokenize(x) != dask.base.tokenize(x[1:])
+    d = da.from_array(x, chunks=(50, 50))            # tokenizes x: no host copy
+    assert isinstance(d._meta, gp.ndarray)
+    np.testing.assert_array_equal(d.sum().compute().get(), 5000)
+
+
+@pytest.mark.gpu
+def test_distributed_serialization_of_gpuarr_chunks(rng, da):
+    distributed = pytest.importorskip("distributed")
+    from distributed.protocol import deserialize, serialize
+    import gpuarr as gp
+    from gpuarr.dask import _register as _backend
+    _backend.register()
+    for host in (rng.standard_normal((30, 20)).astype(np.float32),
+                 np.arange(12, dtype=np.int64).reshape(3, 4)[:, ::2],
+                 np.zeros((0, 5))):
+        x = gp.asarray(host)
+        header, frames = serialize(x, serializers=("dask",))
+        assert header["serializer"] == "dask"
+        y = deserialize(header, frames)
+        assert isinstance(y, gp.ndarray) and y.dtype == host.dtype
+        np.testing.assert_array_equal(y.get(), host)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        client.run(_backend.register)
+        host = rng.standard_normal((200, 300))
+        d = da.from_array(host, chunks=(50, 100)).map_blocks(gp.asarray).persist()
+        total = (d * 2).sum().compute()
+        np.testing.assert_allclose(float(total), 2 * host.sum(), rtol=1e-12)
+        back = d.rechunk((200, 300)).compute()
+        assert isinstance(back, gp.ndarray)
+        np.testing.assert_array_equal(back.get(), host)
+
+
+# ======================================== the pipeline on a mosaic ====
+
+def whole_image_pipeline(image):
+    """The four steps on the assembled image: gpuarr.stats' clipping (the
+    lesson's mode) written with NumPy, then SciPy."""
+    std = reference_clip(image, sigma=3, maxiters=None, inclusive=False)["stats"][2]
+    labels, count = ndi.label(image > 5 * std)
+    index = np.arange(1, count + 1)
+    return (std, count, np.array(ndi.center_of_mass(image, labels, index)).reshape(-1, 2),
+            ndi.sum_labels(image, labels, index))
+
+
+def test_mosaic_pipeline_equals_the_whole_image(da):
+    from gpuarr.dask import mosaic
+    lines = []
+    sky = mosaic.synthetic_mosaic(300, chunk=128)
+    assert sky.chunks == ((128, 128, 44),) * 2 and sky.dtype == np.float32
+    result = mosaic.pipeline(sky.persist(), report=lines.append)
+    std, count, positions, fluxes = whole_image_pipeline(sky.compute())
+    assert result["std"] == std and result["count"] == count > 5
+    np.testing.assert_allclose(result["positions"], positions, rtol=1e-10)
+    np.testing.assert_allclose(result["fluxes"], fluxes, rtol=1e-5)
+    assert len(result["times"]) == 4 and len(lines) == 4 and f"{count} sources" in lines[2]
+
+
+def test_mosaic_is_seamless_and_deterministic(da, monkeypatch):
+    """Without noise the sources give the same image whatever the chunks
+    (stamps cross chunk edges seamlessly); each chunk is the same on every
+    call."""
+    from gpuarr import datasets
+    from gpuarr.dask import mosaic
+    a = mosaic.synthetic_mosaic(200, chunk=64).compute()
+    np.testing.assert_array_equal(a, mosaic.synthetic_mosaic(200, chunk=64).compute())
+    np.testing.assert_array_equal(a[64:128, :64], mosaic.mosaic_chunk(
+        mosaic._reaching(mosaic.source_list(200), 64, 128, 0, 64), (64, 0), (64, 64), (1, 0)))
+    monkeypatch.setattr(datasets, "_SIGMA", 0.0)
+    one = mosaic.synthetic_mosaic(200, chunk=200).compute()
+    assert one.max() >= 0.09
+    for chunk in (37, 64, 150):
+        np.testing.assert_array_equal(mosaic.synthetic_mosaic(200, chunk=chunk).compute(), one)
+    with pytest.raises(ValueError, match="chunk"):
+        mosaic.synthetic_mosaic(100, chunk=2)
+    with pytest.raises(TypeError, match="size"):
+        mosaic.synthetic_mosaic(100.0)
+    with pytest.raises(TypeError, match="xp"):
+        mosaic.synthetic_mosaic(100, xp=da)
+
+
+def test_mosaic_command(tmp_path):
+    """python -m gpuarr --mosaic N on the CPU: the four steps, timed, and
+    the sources; bad sizes are usage errors naming the option."""
+    import subprocess
+    import sys
+    env = dict(__import__("os").environ, PYTHONPATH=ROOT, CUDA_VISIBLE_DEVICES="")
+    out = subprocess.run([sys.executable, "-m", "gpuarr", "--mosaic", "256", "--chunk", "100",
+                          "--cpu-only"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=240)
+    assert out.returncode == 0, out.stderr
+    for step in ("[0/4] made chunk by chunk", "[1/4] kappa-sigma background",
+                 "[2/4] segmentation", "[3/4] labelling across chunks",
+                 "[4/4] centre of mass + flux", "sources", "NumPy chunks"):
+        assert step in out.stdout
+    assert not list(tmp_path.iterdir())                      # no picture
+    bad = subprocess.run([sys.executable, "-m", "gpuarr", "--mosaic", "256", "--chunk", "1"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+    assert bad.returncode == 2 and "chunk" in bad.stderr
+
+
+def test_mosaic_on_distributed_workers(da):
+    """Two worker processes (NumPy chunks): the answers of one process."""
+    pytest.importorskip("distributed")
+    from gpuarr.dask import mosaic
+    want = mosaic.run(200, 64, workers=0, use_gpu=False, report=lambda _: None)
+    got = mosaic.run(200, 64, workers=2, use_gpu=False, report=lambda _: None)
+    assert got["std"] == want["std"] and got["count"] == want["count"]
+    np.testing.assert_allclose(got["fluxes"], want["fluxes"], rtol=1e-12)
+
+
+@pytest.mark.gpu
+def test_mosaic_on_gpuarr_chunks(da):
+    """gpuarr chunks give the NumPy chunks' answers on the same mosaic."""
+    import gpuarr as gp
+    from gpuarr.dask import mosaic
+    sky = mosaic.synthetic_mosaic(700, chunk=256, xp=gp).persist()
+    assert isinstance(sky._meta, gp.ndarray)
+    got = mosaic.pipeline(sky, report=lambda _: None)
+    std, count, positions, fluxes = whole_image_pipeline(
+        mosaic.synthetic_mosaic(700, chunk=256).compute())
+    assert got["std"] == std and got["count"] == count
+    np.testing.assert_allclose(got["positions"], positions, rtol=1e-8)
+    np.testing.assert_allclose(got["fluxes"], fluxes, rtol=1e-5)
+    out = mosaic.run(600, 256, report=lambda _: None)
+    assert out["count"] > 0

@@ -12,14 +12,16 @@ final numbers: scipy.ndimage.label's numbering of the whole image.
 """
 import numpy
 
-from . import _merge
+from . import _merge, _register
 
 __all__ = ["label", "sum_labels", "center_of_mass"]
 
 
 def _namespace(image):
-    """(xp, the ndimage module) for the chunk type of a dask array."""
+    """(xp, the ndimage module) for the chunk type of a dask array (and
+    gpuarr's registrations with Dask made)."""
     import gpuarr
+    _register._register_now()
     if isinstance(getattr(image, "_meta", None), gpuarr.ndarray):
         from gpuarr.scipy import ndimage
         return gpuarr, ndimage
