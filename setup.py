@@ -162,7 +162,7 @@ def tool_version(cmd):
 # fixed cost paid once a group.  The bound keeps each group's module (what
 # the driver loads, and decompresses, on the first launch of one of its
 # kernels) a few of today's files large.
-EW_FILE = re.compile(r"(^|/)ew_[a-z0-9]+\.cu$")
+EW_FILE = re.compile(r"(^|/)ew_[a-z0-9_]+\.cu$")
 EW_GROUP_MAX = 4
 
 

@@ -2,7 +2,7 @@
  * sort.c -- ordering: sort and argsort along an axis, median / percentile /
  * quantile, unique, searchsorted, bincount and histogram counting.  The
  * NumPy-shaped functions are in gpuarr/_sorting.py; this file plans and
- * launches the kernels of sort.cu and select.cu.
+ * launches the kernels of sort.cu and order_stats.cu.
  *
  * Sorting along an axis
  * ---------------------

@@ -1,6 +1,7 @@
 // compact.cu -- stream compaction: compress, boolean-mask indexing,
 // nonzero and unique's group starts (positions of the true flags), and mask
-// assignment.
+// assignment; and the coordinates of flat positions (nonzero's per-axis
+// indices, value_indices).
 //
 // Compaction is one kernel launch after one memset: a single pass with
 // decoupled look-back (Merrill and Garland, "Single-pass Parallel Prefix
@@ -175,6 +176,20 @@ k_masked_fill(int64_t n, ga_kshape sh, char *dst, ga_kstrides ds, const uint8_t 
     }
 }
 
+// coords[d][k] = coordinate d of flat position pos[k] in a C-ordered shape.
+__global__ void k_unravel(const int64_t *pos, int64_t n, int ndim, ga_kshape shape,
+                             int64_t *coords)
+{
+    GA_GRID_STRIDE(k, n) {
+        int64_t i = pos[k];
+        for (int d = ndim - 1; d >= 0; --d) {
+            const int64_t q = i / shape.shape[d];
+            coords[d * n + k] = i - q * shape.shape[d];
+            i = q;
+        }
+    }
+}
+
 // ============================== launchers ==================================
 
 namespace {
@@ -262,4 +277,18 @@ extern "C" cudaError_t ga_launch_masked_fill(int itemsize, const ga_kshape *shap
         return cudaSuccess;
     return ga_visit_size(itemsize, MaskedFillLaunch{shape, dst, dst_strides, mask, mask_strides,
                                                     value, stream});
+}
+
+extern "C" cudaError_t ga_launch_unravel(const int64_t *pos, int64_t n, int ndim,
+                                         const int64_t *shape, int64_t *coords,
+                                         cudaStream_t stream)
+{
+    if (ndim < 1 || ndim > GA_KMAX_DIMS)
+        return cudaErrorInvalidValue;
+    ga_kshape sh;
+    sh.ndim = ndim;
+    for (int d = 0; d < ndim; ++d)
+        sh.shape[d] = shape[d];
+    k_unravel<<<ga_grid(n), GA_BLOCK, 0, stream>>>(pos, n, ndim, sh, coords);
+    return cudaGetLastError();
 }

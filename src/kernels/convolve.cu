@@ -1223,50 +1223,51 @@ cudaError_t launch_cols(const ga_conv_cols *p, const char *x, const char *w, cha
     return cudaGetLastError();
 }
 
+// The launchers above as visitors of the element type.
+struct ColsLaunch {
+    const ga_conv_cols *p; const char *x, *w; char *out; cudaStream_t stream;
+    template <class T> cudaError_t operator()() { return launch_cols<T>(p, x, w, out, stream); }
+};
+struct LineLaunch {
+    const ga_conv_line *p; const char *x, *w; char *out; cudaStream_t stream;
+    template <class T> cudaError_t operator()() { return launch_line<T>(p, x, w, out, stream); }
+};
+struct TileSepLaunch {
+    const ga_conv_tile *p; const char *x, *w; char *fac, *out; cudaStream_t stream;
+    template <class T> cudaError_t operator()()
+    {
+        return launch_tile_sep<T>(p, x, w, fac, out, stream);
+    }
+};
+struct TileLaunch {
+    const ga_conv_tile *p; const char *x, *w; char *out; cudaStream_t stream;
+    template <class T> cudaError_t operator()() { return launch_tile<T>(p, x, w, out, stream); }
+};
+
 } // namespace
 
 extern "C" cudaError_t ga_launch_conv_cols(ga_type type, const ga_conv_cols *p, const char *x,
                                            const char *w, char *out, cudaStream_t stream)
 {
-    switch (type) {
-    case GA_FLOAT32: return launch_cols<float>(p, x, w, out, stream);
-    case GA_FLOAT64: return launch_cols<double>(p, x, w, out, stream);
-    case GA_INT64: return launch_cols<int64_t>(p, x, w, out, stream);
-    default: return cudaErrorInvalidValue;
-    }
+    return ga_visit_type(type, ga_only<float, double, int64_t>(ColsLaunch{p, x, w, out, stream}));
 }
 
 extern "C" cudaError_t ga_launch_conv_line(ga_type type, const ga_conv_line *p, const char *x,
                                            const char *w, char *out, cudaStream_t stream)
 {
-    switch (type) {
-    case GA_FLOAT32: return launch_line<float>(p, x, w, out, stream);
-    case GA_FLOAT64: return launch_line<double>(p, x, w, out, stream);
-    case GA_INT64: return launch_line<int64_t>(p, x, w, out, stream);
-    case GA_COMPLEX64: return launch_line<ga_c64>(p, x, w, out, stream);
-    case GA_COMPLEX128: return launch_line<ga_c128>(p, x, w, out, stream);
-    default: return cudaErrorInvalidValue;
-    }
+    return ga_visit_type(type, ga_only<float, double, int64_t, ga_c64, ga_c128>(
+                                   LineLaunch{p, x, w, out, stream}));
 }
 
 extern "C" cudaError_t ga_launch_conv_tile_sep(ga_type type, const ga_conv_tile *p,
                                                const char *x, const char *w, char *fac,
                                                char *out, cudaStream_t stream)
 {
-    switch (type) {
-    case GA_FLOAT32: return launch_tile_sep<float>(p, x, w, fac, out, stream);
-    case GA_FLOAT64: return launch_tile_sep<double>(p, x, w, fac, out, stream);
-    default: return cudaErrorInvalidValue;
-    }
+    return ga_visit_type(type, ga_only<float, double>(TileSepLaunch{p, x, w, fac, out, stream}));
 }
 
 extern "C" cudaError_t ga_launch_conv_tile(ga_type type, const ga_conv_tile *p, const char *x,
                                            const char *w, char *out, cudaStream_t stream)
 {
-    switch (type) {
-    case GA_FLOAT32: return launch_tile<float>(p, x, w, out, stream);
-    case GA_FLOAT64: return launch_tile<double>(p, x, w, out, stream);
-    case GA_INT64: return launch_tile<int64_t>(p, x, w, out, stream);
-    default: return cudaErrorInvalidValue;
-    }
+    return ga_visit_type(type, ga_only<float, double, int64_t>(TileLaunch{p, x, w, out, stream}));
 }

@@ -193,18 +193,18 @@ cudaError_t ga_ew_launch(const ga_ew_args *x, cudaStream_t stream)
     return cudaGetLastError();
 }
 
-// ga_ew_group<G> runs the loops of group G (a letter of ufunc_table.h) and
-// instantiates only those; GA_EW_DEFINE_GROUP(X) in ew_x.cu exports it as
-// ga_ew_launch_X.
+// ga_ew_group<G> runs the loops of group G (GA_EWG_<group> of
+// ufunc_table.h) and instantiates only those; GA_EW_DEFINE_GROUP(group) in
+// ew_<group>.cu exports it as ga_ew_launch_<group>.
 #define GA_EW_NOU(name, nin, flags)
 #define GA_EW_CASE(g, op, in, out)                                                   \
     case GA_LOOP_##op##_##in:                                                        \
-        if constexpr (G == #g[0])                                                    \
+        if constexpr (G == GA_EWG_##g)                                               \
             return ga_ew_launch<op_##op, ga_t_##in, ga_t_##out>(args, stream);       \
         else                                                                         \
             return cudaErrorInvalidValue;
 
-template <char G>
+template <int G>
 cudaError_t ga_ew_group(int loop, const ga_ew_args *args, cudaStream_t stream)
 {
     switch (loop) {
@@ -214,11 +214,11 @@ cudaError_t ga_ew_group(int loop, const ga_ew_args *args, cudaStream_t stream)
     }
 }
 
-#define GA_EW_DEFINE_GROUP(X)                                                        \
-    extern "C" cudaError_t ga_ew_launch_##X(int loop, const ga_ew_args *args,        \
+#define GA_EW_DEFINE_GROUP(g)                                                        \
+    extern "C" cudaError_t ga_ew_launch_##g(int loop, const ga_ew_args *args,        \
                                             cudaStream_t stream)                     \
     {                                                                                \
-        return ga_ew_group<#X[0]>(loop, args, stream);                               \
+        return ga_ew_group<GA_EWG_##g>(loop, args, stream);                          \
     }
 
 #endif

@@ -143,6 +143,11 @@ cudaError_t launch_rank(const ga_rank_filter *p, const char *x, const int64_t *t
     k_rank_filter<U><<<ga_grid(n), GA_BLOCK, 0, stream>>>(*p, (const U *)x, taps, (U *)out, n);
     return cudaGetLastError();
 }
+
+struct RankLaunch {
+    const ga_rank_filter *p; const char *x; const int64_t *taps; char *out; cudaStream_t stream;
+    template <class U> cudaError_t operator()() { return launch_rank<U>(p, x, taps, out, stream); }
+};
 } // namespace
 
 extern "C" cudaError_t ga_launch_rank_filter(int itemsize, const ga_rank_filter *p, const char *x,
@@ -150,11 +155,6 @@ extern "C" cudaError_t ga_launch_rank_filter(int itemsize, const ga_rank_filter 
 {
     if (p->ntaps < 1 || p->rank < 0 || p->rank >= p->ntaps)
         return cudaErrorInvalidValue;
-    switch (itemsize) {
-    case 1: return launch_rank<uint8_t>(p, x, taps, out, stream);
-    case 2: return launch_rank<uint16_t>(p, x, taps, out, stream);
-    case 4: return launch_rank<uint32_t>(p, x, taps, out, stream);
-    case 8: return launch_rank<uint64_t>(p, x, taps, out, stream);
-    default: return cudaErrorInvalidValue;
-    }
+    return ga_visit_size(itemsize, ga_only<uint8_t, uint16_t, uint32_t, uint64_t>(
+                                       RankLaunch{p, x, taps, out, stream}));
 }

@@ -127,6 +127,27 @@ __host__ inline cudaError_t ga_visit_type(ga_type t, F &&f)
     default: return cudaErrorInvalidValue;
     }
 }
+
+// f restricted to the types Ts: a visitor (ga_visit_type, ga_visit_size)
+// given ga_only<Ts...>(f) instantiates f for those alone and answers
+// cudaErrorInvalidValue for any other type, so a launcher that serves a few
+// dtypes states them once: ga_visit_type(t, ga_only<float, double>(f)).
+template <class F, class... Ts>
+struct ga_only_visitor {
+    F &f;
+    template <class T> cudaError_t operator()()
+    {
+        if constexpr ((ga_same<T, Ts> || ...))
+            return f.template operator()<T>();
+        else
+            return cudaErrorInvalidValue;
+    }
+};
+template <class... Ts, class F>
+__host__ inline ga_only_visitor<std::remove_reference_t<F>, Ts...> ga_only(F &&f)
+{
+    return {f};
+}
 #endif
 
 // ---------------------------------------------------------------------------

@@ -123,11 +123,6 @@ cudaError_t ga_launch_random_permutation(int64_t n, int64_t *dst, void *temp,
                                          size_t *temp_bytes, const ga_philox *g,
                                          uint64_t *used, cudaStream_t stream);
 
-/* Row gather: dst row r = src row index[r] for r < nrows, both C-contiguous
- * with rows of row_bytes bytes; indices must be in range (not checked). */
-cudaError_t ga_launch_gather_rows(int64_t nrows, int64_t row_bytes, char *dst,
-                                  const char *src, const int64_t *index, cudaStream_t stream);
-
 /* Block `block` of stream g computed on the host (known-answer tests). */
 void ga_random_philox_host(const ga_philox *g, uint64_t block, uint32_t out[4]);
 
@@ -447,9 +442,6 @@ size_t ga_value_indices_scratch_bytes(int64_t n);
 cudaError_t ga_launch_value_sort(ga_type type, const void *arr, int64_t n, void *scratch,
                                  int64_t *pos_out, int64_t *starts, uint64_t *start_keys,
                                  unsigned long long *nseg, cudaStream_t stream);
-/* coords[d][k] = coordinate d of linear index pos[k] in a C-ordered shape. */
-cudaError_t ga_launch_unravel(const int64_t *pos, int64_t n, int ndim, const int64_t *shape,
-                              int64_t *coords, cudaStream_t stream);
 
 /* *out = max(0, largest label) of a GA_INT32/GA_INT64 array. */
 cudaError_t ga_launch_label_max(ga_type type, const void *labels, int64_t n, int grid,
@@ -460,7 +452,7 @@ cudaError_t ga_launch_find_objects(ga_type type, const void *labels, int64_t n, 
                                    const int64_t *shape, int64_t max_label, int grid,
                                    unsigned long long *bbox, cudaStream_t stream);
 
-/* ---- sort.cu, select.cu: ordering (NumPy's order: NaN last) ---- */
+/* ---- sort.cu, order_stats.cu: ordering (NumPy's order: NaN last) ---- */
 
 /* Which quantile: NumPy's median; an interpolating method with q a Python
  * scalar ("weak": float arrays keep their dtype) or an array ("strong":
@@ -575,7 +567,7 @@ cudaError_t ga_launch_histogram(ga_type type, int64_t n, const char *x, const do
 cudaError_t ga_launch_bincount(int64_t n, const int64_t *x, const double *weights,
                                int64_t nbins, void *counts, cudaStream_t stream);
 
-/* ---- compact.cu: compaction ---- */
+/* ---- compact.cu: compaction; flat positions to coordinates ---- */
 
 /* dst = the src[i] (i < n, contiguous) with flags[i] != 0, in order
  * (itemsize 1, 2, 4, 8 or 16), or with itemsize 0 their positions i
@@ -595,6 +587,10 @@ cudaError_t ga_launch_masked_fill(int itemsize, const ga_kshape *shape, char *ds
                                   const ga_kstrides *dst_strides, const uint8_t *mask,
                                   const ga_kstrides *mask_strides, const ga_kscalar *value,
                                   cudaStream_t stream);
+
+/* coords[d][k] = coordinate d of linear index pos[k] in a C-ordered shape. */
+cudaError_t ga_launch_unravel(const int64_t *pos, int64_t n, int ndim, const int64_t *shape,
+                              int64_t *coords, cudaStream_t stream);
 
 /* ---- take.cu: gather / scatter through int64 index arrays ---- */
 
@@ -625,6 +621,11 @@ typedef struct {
  * found, and that element is skipped. */
 cudaError_t ga_launch_take(int itemsize, int direction, const ga_take_args *args, char *base,
                            char *other, int64_t *error, cudaStream_t stream);
+
+/* Row gather: dst row r = src row index[r] for r < nrows, both C-contiguous
+ * with rows of row_bytes bytes; indices must be in range (not checked). */
+cudaError_t ga_launch_gather_rows(int64_t nrows, int64_t row_bytes, char *dst,
+                                  const char *src, const int64_t *index, cudaStream_t stream);
 
 /* ---- stats.cu: sigma clipping by interval-restricted statistics ---- */
 

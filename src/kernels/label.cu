@@ -35,7 +35,7 @@
 // may see other blocks' writes go through L2 (__ldcg).  During flatten a
 // root's entry may already hold its encoded rank when another tile follows
 // a chain to it, so "root" there means L[x] == x or L[x] <= -2.
-#include "kernel_common.cuh"
+#include "last_block.cuh"
 
 #include <cub/block/block_scan.cuh>
 
@@ -333,8 +333,7 @@ k_label_flatten(I *L, int64_t n, I *tile_count, I *tile_offset, unsigned int *ti
     bool last = false;
     if (threadIdx.x == 0) {
         tile_count[blockIdx.x] = (I)total;
-        __threadfence();
-        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+        last = ga_last_block_thread0(ticket);
     }
 #pragma unroll
     for (int k = 0; k < LB_ITEMS; ++k) {
@@ -544,14 +543,8 @@ cudaError_t label_run(const ga_label_args *a, cudaStream_t stream)
     if (ntiles > 0x7fffffff)
         return cudaErrorInvalidValue;
     LocalLaunch<I> local{a, s.L, t, nb, s.ticket, stream};
-    cudaError_t err;
-    switch (a->mask_itemsize) {
-    case 1: err = local.template operator()<uint8_t>(); break;
-    case 2: err = local.template operator()<uint16_t>(); break;
-    case 4: err = local.template operator()<uint32_t>(); break;
-    case 8: err = local.template operator()<uint64_t>(); break;
-    default: return cudaErrorInvalidValue;
-    }
+    cudaError_t err = ga_visit_size(a->mask_itemsize,
+                                    ga_only<uint8_t, uint16_t, uint32_t, uint64_t>(local));
     if (err != cudaSuccess)
         return err;
     if (nb.count > 0 && ntiles > 1) {
@@ -568,10 +561,19 @@ cudaError_t label_run(const ga_label_args *a, cudaStream_t stream)
     return cudaGetLastError();
 }
 
+// Integer outputs are written as the unsigned type of their width (labels
+// are non-negative).
 template <class I>
 struct WriteLaunch {
     const ga_label_args *a; void *out; cudaStream_t stream;
-    template <class O> cudaError_t operator()()
+    template <class T> cudaError_t operator()()
+    {
+        if constexpr (ga_integral<T>)
+            return write<ga_unsigned<T>>();
+        else
+            return write<T>();
+    }
+    template <class O> cudaError_t write()
     {
         const int64_t n = label_size(a);
         Scratch<I> s(a->scratch, n);
@@ -585,16 +587,9 @@ struct WriteLaunch {
 template <class I>
 cudaError_t label_write(const ga_label_args *a, ga_type out_type, void *out, cudaStream_t stream)
 {
-    WriteLaunch<I> w{a, out, stream};
-    switch (out_type) {
-    case GA_INT8: case GA_UINT8: return w.template operator()<uint8_t>();
-    case GA_INT16: case GA_UINT16: return w.template operator()<uint16_t>();
-    case GA_INT32: case GA_UINT32: return w.template operator()<uint32_t>();
-    case GA_INT64: case GA_UINT64: return w.template operator()<uint64_t>();
-    case GA_FLOAT32: return w.template operator()<float>();
-    case GA_FLOAT64: return w.template operator()<double>();
-    default: return cudaErrorInvalidValue;
-    }
+    return ga_visit_type(out_type, ga_only<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
+                                           uint32_t, uint64_t, float, double>(
+                                       WriteLaunch<I>{a, out, stream}));
 }
 
 } // namespace

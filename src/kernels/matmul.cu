@@ -127,6 +127,18 @@ cudaError_t matmul_exact(const ga_matmul_args *g, cudaStream_t stream)
     return cudaGetLastError();
 }
 
+// bool, or an integer type as the unsigned one of its width (a wrapping
+// product and sum give the same bits whatever the sign).
+struct MatmulLaunch {
+    const ga_matmul_args *args; cudaStream_t stream;
+    template <class T> cudaError_t operator()()
+    {
+        if constexpr (ga_integral<T>)
+            return matmul_exact<ga_unsigned<T>>(args, stream);
+        else
+            return cudaErrorInvalidValue;
+    }
+};
 } // namespace
 
 // ============================== launchers ==================================
@@ -136,16 +148,5 @@ extern "C" cudaError_t ga_launch_matmul_exact(ga_type type, const ga_matmul_args
 {
     if (args->m == 0 || args->n == 0 || ga_kshape_size(&args->batch) == 0)
         return cudaSuccess;
-    switch (type) {
-    case GA_BOOL: return matmul_exact<bool>(args, stream);
-    case GA_INT8:
-    case GA_UINT8: return matmul_exact<uint8_t>(args, stream);
-    case GA_INT16:
-    case GA_UINT16: return matmul_exact<uint16_t>(args, stream);
-    case GA_INT32:
-    case GA_UINT32: return matmul_exact<uint32_t>(args, stream);
-    case GA_INT64:
-    case GA_UINT64: return matmul_exact<uint64_t>(args, stream);
-    default: return cudaErrorInvalidValue;
-    }
+    return ga_visit_type(type, MatmulLaunch{args, stream});
 }

@@ -14,8 +14,8 @@
 // Neighbouring candidates of one slot are summed by a warp's segmented
 // scan before their total is added to the slot's accumulators: a per-block
 // copy in shared memory when every slot fits there, else the global
-// float64/uint64 accumulators.  The last block to finish (a ticket
-// counter) turns the accumulators into the requested statistics.  One
+// float64/uint64 accumulators.  The last block to finish (last_block.cuh)
+// turns the accumulators into the requested statistics.  One
 // launch before the passes clears the accumulators and, for an index of up
 // to a few thousand labels, builds its slot table without a sort, so a
 // statistic costs two launches.
@@ -27,7 +27,8 @@
 // index holding the extreme).  Medians and grouping (labeled_comprehension)
 // sort (slot, value) pairs with CUB's radix sort; histograms count into
 // (slot, bin) cells; value_indices sorts positions by value.
-#include "kernel_common.cuh"
+#include "last_block.cuh"
+#include "sort_keys.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 
@@ -70,18 +71,24 @@ constexpr uint64_t MS_NONE = ~0ull;
 
 // ============================== keys and slots =============================
 
-// Order-preserving 64-bit keys: integers by flipping the sign bit, doubles
-// by the usual sign-magnitude flip (-0.0 is folded onto +0.0 so they match).
-__device__ __forceinline__ uint64_t ms_key(int32_t v) { return (uint64_t)(int64_t)v ^ MS_SIGN; }
-__device__ __forceinline__ uint64_t ms_key(int64_t v) { return (uint64_t)v ^ MS_SIGN; }
+// Order-preserving 64-bit keys (sort_keys.cuh) of labels and values: int32
+// widened to int64 first, so every label type shares one key space, and
+// -0.0 folded onto +0.0 so they match.
+__device__ __forceinline__ uint64_t ms_key(int32_t v)
+{
+    return ga_bits_to_key<uint64_t>((uint64_t)(int64_t)v, GA_KEY_SIGNED);
+}
+__device__ __forceinline__ uint64_t ms_key(int64_t v)
+{
+    return ga_bits_to_key<uint64_t>((uint64_t)v, GA_KEY_SIGNED);
+}
 __device__ __forceinline__ uint64_t ms_key(double v)
 {
-    const uint64_t b = v == 0.0 ? 0ull : (uint64_t)__double_as_longlong(v);
-    return (b & MS_SIGN) ? ~b : b | MS_SIGN;
+    return ga_bits_to_key<uint64_t>(v == 0.0 ? 0ull : ga_bits_as<uint64_t>(v), GA_KEY_FLOAT);
 }
 __device__ __forceinline__ double ms_unkey(uint64_t k)
 {
-    return __longlong_as_double((long long)((k & MS_SIGN) ? k ^ MS_SIGN : ~k));
+    return ga_bits_as<double>(ga_from_key<uint64_t>(k, GA_KEY_FLOAT));
 }
 
 __device__ __forceinline__ int64_t ms_lower_bound(const uint64_t *t, int64_t n, uint64_t key)
@@ -464,7 +471,6 @@ __global__ void __launch_bounds__(MS_THREADS, MS_BLOCKS_PER_SM) k_ms_accumulate(
     extern __shared__ unsigned long long ms_smem[];
     __shared__ uint32_t ms_queue[MS_QUEUE];
     __shared__ int ms_qcount;
-    __shared__ bool last;
     const int64_t ns = p.a.map.nslots;
     const int64_t n = p.a.n;
     const V *values = (const V *)p.a.values;
@@ -475,7 +481,8 @@ __global__ void __launch_bounds__(MS_THREADS, MS_BLOCKS_PER_SM) k_ms_accumulate(
     ga_slotmap map = p.a.map;
     if (p.range != nullptr && __ldcg((const unsigned long long *)p.range) != 0) {
         map.mode = GA_SLOT_RANGE;
-        map.lo = (int64_t)(__ldcg((const unsigned long long *)p.range + 1) ^ MS_SIGN);
+        map.lo = (int64_t)ga_from_key<uint64_t>(__ldcg((const unsigned long long *)p.range + 1),
+                                                GA_KEY_SIGNED);
     }
     uint64_t *s_table = (uint64_t *)ms_smem;
     unsigned long long *s_acc = ms_smem + (p.table_smem ? ns : 0);
@@ -625,16 +632,8 @@ __global__ void __launch_bounds__(MS_THREADS, MS_BLOCKS_PER_SM) k_ms_accumulate(
             }
         }
     }
-    if (p.last == LAST_NOTHING)
+    if (p.last == LAST_NOTHING || !ga_last_block(p.ticket))
         return;
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0)
-        last = atomicAdd(p.ticket, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!last)
-        return;
-    __threadfence();
     if (threadIdx.x == 0)
         *p.ticket = 0;
     if (p.last == LAST_CENTRES) {
@@ -698,8 +697,10 @@ __global__ void k_ms_median(const V *values, const int64_t *pos, const int64_t *
 
 // ============================== index tables ===============================
 
+// The keys of m index entries (or labels, for value_indices) and their
+// positions, to sort.
 template <class T>
-__global__ void k_ms_index_keys(const T *index, int64_t m, uint64_t *keys, int64_t *pos)
+__global__ void k_ms_keys(const T *index, int64_t m, uint64_t *keys, int64_t *pos)
 {
     GA_GRID_STRIDE(k, m) {
         keys[k] = ms_key(index[k]);
@@ -899,15 +900,6 @@ __global__ void k_ms_hist_gather(const unsigned long long *counts, const int64_t
 
 // ============================== value_indices, find_objects ================
 
-template <class L>
-__global__ void k_ms_value_keys(const L *arr, int64_t n, uint64_t *keys, int64_t *pos)
-{
-    GA_GRID_STRIDE(i, n) {
-        keys[i] = ms_key(arr[i]);
-        pos[i] = i;
-    }
-}
-
 // Where each run of equal sorted keys starts (in no particular order).
 __global__ void k_ms_segments(const uint64_t *keys, int64_t n, unsigned long long *count,
                               int64_t *starts, uint64_t *start_keys)
@@ -917,19 +909,6 @@ __global__ void k_ms_segments(const uint64_t *keys, int64_t n, unsigned long lon
             const unsigned long long j = atomicAdd(count, 1ull);
             starts[j] = k;
             start_keys[j] = keys[k];
-        }
-    }
-}
-
-__global__ void k_ms_unravel(const int64_t *pos, int64_t n, int ndim, ga_kshape shape,
-                             int64_t *coords)
-{
-    GA_GRID_STRIDE(k, n) {
-        int64_t i = pos[k];
-        for (int d = ndim - 1; d >= 0; --d) {
-            const int64_t q = i / shape.shape[d];
-            coords[d * n + k] = i - q * shape.shape[d];
-            i = q;
         }
     }
 }
@@ -1013,31 +992,39 @@ bool ms_raw_index(const ga_measure_args *a)
     return a->map.mode == GA_SLOT_TABLE && a->map.table == nullptr;
 }
 
-// Visit (V, L) for a measurement: V float/double, L int32/int64/double
-// (int32 also stands for "no labels").
+// Visit the label type L: int32, int64 or float64.
+template <class F>
+cudaError_t ms_visit_labels(ga_type t, F &&f)
+{
+    return ga_visit_type(t, ga_only<int32_t, int64_t, double>(f));
+}
+
+// Visit the value type V: float32 or float64.
+template <class F>
+cudaError_t ms_visit_values(ga_type t, F &&f)
+{
+    return ga_visit_type(t, ga_only<float, double>(f));
+}
+
+// f.template operator()<V, L>() for a value type V already chosen.
+template <class F, class V>
+struct MsWithValue {
+    F &f;
+    template <class L> cudaError_t operator()() { return f.template operator()<V, L>(); }
+};
+template <class F>
+struct MsWithLabels {
+    ga_type lt;
+    F &f;
+    template <class V> cudaError_t operator()() { return ms_visit_labels(lt, MsWithValue<F, V>{f}); }
+};
+
+// Visit (V, L) for a measurement (int32 also stands for "no labels").
 template <class F>
 cudaError_t ms_visit(const ga_measure_args *a, F &&f)
 {
     const ga_type lt = a->labels ? a->label_type : GA_INT32;
-    if (a->value_type == GA_FLOAT32) {
-        if (lt == GA_INT32) return f.template operator()<float, int32_t>();
-        if (lt == GA_INT64) return f.template operator()<float, int64_t>();
-        if (lt == GA_FLOAT64) return f.template operator()<float, double>();
-    } else if (a->value_type == GA_FLOAT64) {
-        if (lt == GA_INT32) return f.template operator()<double, int32_t>();
-        if (lt == GA_INT64) return f.template operator()<double, int64_t>();
-        if (lt == GA_FLOAT64) return f.template operator()<double, double>();
-    }
-    return cudaErrorInvalidValue;
-}
-
-template <class F>
-cudaError_t ms_visit_labels(ga_type t, F &&f)
-{
-    if (t == GA_INT32) return f.template operator()<int32_t>();
-    if (t == GA_INT64) return f.template operator()<int64_t>();
-    if (t == GA_FLOAT64) return f.template operator()<double>();
-    return cudaErrorInvalidValue;
+    return ms_visit_values(a->value_type, MsWithLabels<std::remove_reference_t<F>>{lt, f});
 }
 
 struct AccumulateLaunch {
@@ -1127,6 +1114,46 @@ struct HistogramLaunch {
     template <class V, class L> cudaError_t operator()()
     {
         k_ms_histogram<V, L><<<a->grid, MS_THREADS, smem, stream>>>(*a, edges, nbins, priv, counts);
+        return cudaGetLastError();
+    }
+};
+
+struct MedianLaunch {
+    const ga_measure_args *a; const int64_t *pos; const int64_t *offsets; double *out;
+    cudaStream_t stream;
+    template <class V> cudaError_t operator()()
+    {
+        k_ms_median<V><<<ga_grid(a->nout), GA_BLOCK, 0, stream>>>(
+            (const V *)a->values, pos, offsets, a->inverse, a->nout, out);
+        return cudaGetLastError();
+    }
+};
+
+struct KeysLaunch {
+    const void *src; int64_t n; uint64_t *keys; int64_t *pos; cudaStream_t stream;
+    template <class T> cudaError_t operator()()
+    {
+        k_ms_keys<T><<<ga_grid(n), GA_BLOCK, 0, stream>>>((const T *)src, n, keys, pos);
+        return cudaGetLastError();
+    }
+};
+
+struct LabelMaxLaunch {
+    const void *labels; int64_t n; int grid; int64_t *out; cudaStream_t stream;
+    template <class L> cudaError_t operator()()
+    {
+        k_ms_label_max<L><<<grid, MS_THREADS, 0, stream>>>((const L *)labels, n, out);
+        return cudaGetLastError();
+    }
+};
+
+struct BboxLaunch {
+    const void *labels; int64_t n; int ndim; ga_kshape sh; int64_t max_label; int grid;
+    unsigned long long *bbox; cudaStream_t stream;
+    template <class L> cudaError_t operator()()
+    {
+        k_ms_bbox<L><<<grid, MS_THREADS, 0, stream>>>((const L *)labels, n, ndim, sh, max_label,
+                                                      bbox);
         return cudaGetLastError();
     }
 };
@@ -1265,15 +1292,7 @@ extern "C" cudaError_t ga_launch_measure_median(const ga_measure_args *a, const 
                                                 const int64_t *offsets, double *out,
                                                 cudaStream_t stream)
 {
-    if (a->value_type == GA_FLOAT32)
-        k_ms_median<float><<<ga_grid(a->nout), GA_BLOCK, 0, stream>>>(
-            (const float *)a->values, pos, offsets, a->inverse, a->nout, out);
-    else if (a->value_type == GA_FLOAT64)
-        k_ms_median<double><<<ga_grid(a->nout), GA_BLOCK, 0, stream>>>(
-            (const double *)a->values, pos, offsets, a->inverse, a->nout, out);
-    else
-        return cudaErrorInvalidValue;
-    return cudaGetLastError();
+    return ms_visit_values(a->value_type, MedianLaunch{a, pos, offsets, out, stream});
 }
 
 extern "C" size_t ga_measure_index_scratch_bytes(int64_t m)
@@ -1298,15 +1317,8 @@ extern "C" cudaError_t ga_launch_measure_index(ga_type index_type, const void *i
                                       round_up(m * sizeof(int64_t)));
     void *temp = c + round_up(m * sizeof(uint64_t)) + 2 * round_up(m * sizeof(int64_t));
     size_t temp_bytes = sort_temp_bytes(m);
-    if (index_type == GA_INT64)
-        k_ms_index_keys<int64_t><<<ga_grid(m), GA_BLOCK, 0, stream>>>((const int64_t *)index, m,
-                                                                      keys, pos);
-    else if (index_type == GA_FLOAT64)
-        k_ms_index_keys<double><<<ga_grid(m), GA_BLOCK, 0, stream>>>((const double *)index, m,
-                                                                     keys, pos);
-    else
-        return cudaErrorInvalidValue;
-    cudaError_t err = cudaGetLastError();
+    cudaError_t err = ga_visit_type(index_type, ga_only<int64_t, double>(
+                                            KeysLaunch{index, m, keys, pos, stream}));
     if (err != cudaSuccess)
         return err;
     if ((err = sort_pairs(temp, &temp_bytes, keys, table, pos, pos_sorted, m, 64, stream)) !=
@@ -1362,15 +1374,8 @@ extern "C" cudaError_t ga_launch_value_sort(ga_type type, const void *arr, int64
     int64_t *pos = (int64_t *)(c + 2 * round_up(n * sizeof(uint64_t)));
     void *temp = c + 2 * round_up(n * sizeof(uint64_t)) + round_up(n * sizeof(int64_t));
     size_t temp_bytes = sort_temp_bytes(n);
-    if (type == GA_INT32)
-        k_ms_value_keys<int32_t><<<ga_grid(n), GA_BLOCK, 0, stream>>>((const int32_t *)arr, n,
-                                                                      keys_a, pos);
-    else if (type == GA_INT64)
-        k_ms_value_keys<int64_t><<<ga_grid(n), GA_BLOCK, 0, stream>>>((const int64_t *)arr, n,
-                                                                      keys_a, pos);
-    else
-        return cudaErrorInvalidValue;
-    cudaError_t err = cudaGetLastError();
+    cudaError_t err = ga_visit_type(type, ga_only<int32_t, int64_t>(
+                                            KeysLaunch{arr, n, keys_a, pos, stream}));
     if (err != cudaSuccess)
         return err;
     if ((err = sort_pairs(temp, &temp_bytes, keys_a, keys_b, pos, pos_out, n, 64, stream)) !=
@@ -1382,33 +1387,14 @@ extern "C" cudaError_t ga_launch_value_sort(ga_type type, const void *arr, int64
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t ga_launch_unravel(const int64_t *pos, int64_t n, int ndim,
-                                         const int64_t *shape, int64_t *coords,
-                                         cudaStream_t stream)
-{
-    if (ndim < 1 || ndim > GA_KMAX_DIMS)
-        return cudaErrorInvalidValue;
-    ga_kshape sh;
-    sh.ndim = ndim;
-    for (int d = 0; d < ndim; ++d)
-        sh.shape[d] = shape[d];
-    k_ms_unravel<<<ga_grid(n), GA_BLOCK, 0, stream>>>(pos, n, ndim, sh, coords);
-    return cudaGetLastError();
-}
-
 extern "C" cudaError_t ga_launch_label_max(ga_type type, const void *labels, int64_t n, int grid,
                                            int64_t *out, cudaStream_t stream)
 {
     cudaError_t err = cudaMemsetAsync(out, 0, sizeof(*out), stream);
     if (err != cudaSuccess)
         return err;
-    if (type == GA_INT32)
-        k_ms_label_max<int32_t><<<grid, MS_THREADS, 0, stream>>>((const int32_t *)labels, n, out);
-    else if (type == GA_INT64)
-        k_ms_label_max<int64_t><<<grid, MS_THREADS, 0, stream>>>((const int64_t *)labels, n, out);
-    else
-        return cudaErrorInvalidValue;
-    return cudaGetLastError();
+    return ga_visit_type(type, ga_only<int32_t, int64_t>(LabelMaxLaunch{labels, n, grid, out,
+                                                                        stream}));
 }
 
 extern "C" cudaError_t ga_launch_find_objects(ga_type type, const void *labels, int64_t n,
@@ -1426,13 +1412,7 @@ extern "C" cudaError_t ga_launch_find_objects(ga_type type, const void *labels, 
     sh.ndim = ndim;
     for (int d = 0; d < ndim; ++d)
         sh.shape[d] = shape[d];
-    if (type == GA_INT32)
-        k_ms_bbox<int32_t><<<grid, MS_THREADS, 0, stream>>>((const int32_t *)labels, n, ndim, sh,
-                                                            max_label, bbox);
-    else if (type == GA_INT64)
-        k_ms_bbox<int64_t><<<grid, MS_THREADS, 0, stream>>>((const int64_t *)labels, n, ndim, sh,
-                                                            max_label, bbox);
-    else
-        return cudaErrorInvalidValue;
-    return cudaGetLastError();
+    return ga_visit_type(type, ga_only<int32_t, int64_t>(BboxLaunch{labels, n, ndim, sh,
+                                                                    max_label, grid, bbox,
+                                                                    stream}));
 }

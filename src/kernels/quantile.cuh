@@ -1,5 +1,5 @@
 // quantile.cuh -- NumPy's median and quantile methods from two order
-// statistics, shared by radix selection (select.cu) and the sorted-order
+// statistics, shared by radix selection (order_stats.cu) and the sorted-order
 // pick along an axis (sort.cu).
 //
 // NumPy computes these with separate ufunc calls, so every operation is

@@ -1,5 +1,5 @@
-// random.cu -- counter-based random numbers (Philox4x32-10), the radix sort
-// behind random permutations, and the row gather that applies them.
+// random.cu -- counter-based random numbers (Philox4x32-10) and the radix
+// sort behind random permutations (take.cu's row gather applies them).
 //
 // Philox is a keyed bijection on 128-bit counters: block b of a stream is
 // philox(key, counter + b), four 32-bit words, computed independently by any
@@ -214,17 +214,6 @@ k_permutation_keys(int64_t n, uint64_t *keys, int64_t *index, ga_philox g)
     }
 }
 
-// dst row r = src row index[r], rows of `row_units` units of type U.
-template <class U>
-__global__ void __launch_bounds__(GA_BLOCK)
-k_gather_rows(int64_t nrows, int64_t row_units, U *dst, const U *src, const int64_t *index)
-{
-    GA_GRID_STRIDE(t, nrows * row_units) {
-        const int64_t r = t / row_units;
-        dst[t] = src[index[r] * row_units + (t - r * row_units)];
-    }
-}
-
 // ============================== launchers ==================================
 
 namespace {
@@ -243,15 +232,38 @@ cudaError_t launch_random(int64_t n, char *dst, const Dist &dist, const ga_philo
     return cudaGetLastError();
 }
 
-template <class U>
-cudaError_t launch_gather(int64_t nrows, int64_t row_bytes, char *dst, const char *src,
-                          const int64_t *index, cudaStream_t stream)
-{
-    const int64_t units = row_bytes / (int64_t)sizeof(U);
-    k_gather_rows<U><<<ga_grid(nrows * units), GA_BLOCK, 0, stream>>>(
-        nrows, units, (U *)dst, (const U *)src, index);
-    return cudaGetLastError();
-}
+// The distributions as visitors of the element type (float32/float64), or
+// of the integer width.
+struct UniformLaunch {
+    int64_t n; char *dst; double low, scale; const ga_philox *g; uint64_t *used;
+    cudaStream_t stream;
+    template <class T> cudaError_t operator()()
+    {
+        return launch_random<T>(n, dst, Uniform<T>{(T)low, (T)scale}, g, used, stream);
+    }
+};
+
+struct NormalLaunch {
+    int64_t n; char *dst; double loc, scale; const ga_philox *g; uint64_t *used;
+    cudaStream_t stream;
+    template <class T> cudaError_t operator()()
+    {
+        return launch_random<T>(n, dst, Normal<T>{(T)loc, (T)scale}, g, used, stream);
+    }
+};
+
+struct IntegersLaunch {
+    int64_t n; char *dst; uint64_t low, range; bool wide; const ga_philox *g; uint64_t *used;
+    cudaStream_t stream;
+    template <class U> cudaError_t operator()()
+    {
+        if constexpr (sizeof(U) == 8) {
+            if (wide)
+                return launch_random<U>(n, dst, IntWide{low, range}, g, used, stream);
+        }
+        return launch_random<U>(n, dst, IntNarrow<U>{low, range}, g, used, stream);
+    }
+};
 
 size_t round_up(size_t n) { return (n + 255) & ~(size_t)255; }
 
@@ -261,24 +273,16 @@ extern "C" cudaError_t ga_launch_random_uniform(ga_type type, int64_t n, char *d
                                                 double scale, const ga_philox *g, uint64_t *used,
                                                 cudaStream_t stream)
 {
-    if (type == GA_FLOAT32)
-        return launch_random<float>(n, dst, Uniform<float>{(float)low, (float)scale}, g, used,
-                                    stream);
-    if (type == GA_FLOAT64)
-        return launch_random<double>(n, dst, Uniform<double>{low, scale}, g, used, stream);
-    return cudaErrorInvalidValue;
+    return ga_visit_type(type, ga_only<float, double>(UniformLaunch{n, dst, low, scale, g, used,
+                                                                    stream}));
 }
 
 extern "C" cudaError_t ga_launch_random_normal(ga_type type, int64_t n, char *dst, double loc,
                                                double scale, const ga_philox *g, uint64_t *used,
                                                cudaStream_t stream)
 {
-    if (type == GA_FLOAT32)
-        return launch_random<float>(n, dst, Normal<float>{(float)loc, (float)scale}, g, used,
-                                    stream);
-    if (type == GA_FLOAT64)
-        return launch_random<double>(n, dst, Normal<double>{loc, scale}, g, used, stream);
-    return cudaErrorInvalidValue;
+    return ga_visit_type(type, ga_only<float, double>(NormalLaunch{n, dst, loc, scale, g, used,
+                                                                   stream}));
 }
 
 extern "C" cudaError_t ga_launch_random_integers(int itemsize, int64_t n, char *dst, uint64_t low,
@@ -288,16 +292,8 @@ extern "C" cudaError_t ga_launch_random_integers(int itemsize, int64_t n, char *
     const bool wide = range == 0 || range > ((uint64_t)1 << 32);
     if (wide && itemsize != 8)
         return cudaErrorInvalidValue;
-    switch (itemsize) {
-    case 1: return launch_random<uint8_t>(n, dst, IntNarrow<uint8_t>{low, range}, g, used, stream);
-    case 2: return launch_random<uint16_t>(n, dst, IntNarrow<uint16_t>{low, range}, g, used, stream);
-    case 4: return launch_random<uint32_t>(n, dst, IntNarrow<uint32_t>{low, range}, g, used, stream);
-    case 8:
-        if (wide)
-            return launch_random<uint64_t>(n, dst, IntWide{low, range}, g, used, stream);
-        return launch_random<uint64_t>(n, dst, IntNarrow<uint64_t>{low, range}, g, used, stream);
-    default: return cudaErrorInvalidValue;
-    }
+    return ga_visit_size(itemsize, ga_only<uint8_t, uint16_t, uint32_t, uint64_t>(
+                                       IntegersLaunch{n, dst, low, range, wide, g, used, stream}));
 }
 
 extern "C" cudaError_t ga_launch_random_permutation(int64_t n, int64_t *dst, void *temp,
@@ -327,20 +323,6 @@ extern "C" cudaError_t ga_launch_random_permutation(int64_t n, int64_t *dst, voi
         return err;
     return cub::DeviceRadixSort::SortPairs(base + 3 * part, sort_bytes, keys_in, keys_out, index,
                                            dst, n, 0, 64, stream);
-}
-
-extern "C" cudaError_t ga_launch_gather_rows(int64_t nrows, int64_t row_bytes, char *dst,
-                                             const char *src, const int64_t *index,
-                                             cudaStream_t stream)
-{
-    if (nrows == 0 || row_bytes == 0)
-        return cudaSuccess;
-    const uintptr_t bits = (uintptr_t)dst | (uintptr_t)src | (uintptr_t)row_bytes;
-    if ((bits & 15) == 0) return launch_gather<uint4>(nrows, row_bytes, dst, src, index, stream);
-    if ((bits & 7) == 0) return launch_gather<uint64_t>(nrows, row_bytes, dst, src, index, stream);
-    if ((bits & 3) == 0) return launch_gather<uint32_t>(nrows, row_bytes, dst, src, index, stream);
-    if ((bits & 1) == 0) return launch_gather<uint16_t>(nrows, row_bytes, dst, src, index, stream);
-    return launch_gather<uint8_t>(nrows, row_bytes, dst, src, index, stream);
 }
 
 extern "C" void ga_random_philox_host(const ga_philox *g, uint64_t block, uint32_t out[4])

@@ -307,24 +307,30 @@ cudaError_t scan_any(const char *in, char *out, int64_t outer, int64_t n, int64_
     return scan_cols<Op>((const T *)in, (T *)out, outer, n, inner, tmp, s);
 }
 
-template <template <class> class Op>
-cudaError_t scan_number(ga_type type, const char *in, char *out, int64_t outer, int64_t n,
-                        int64_t inner, char *tmp, cudaStream_t s)
-{
-    switch (type) {
-    case GA_INT8:
-    case GA_UINT8: return scan_any<Op<uint8_t>, uint8_t>(in, out, outer, n, inner, tmp, s);
-    case GA_INT16:
-    case GA_UINT16: return scan_any<Op<uint16_t>, uint16_t>(in, out, outer, n, inner, tmp, s);
-    case GA_INT32:
-    case GA_UINT32: return scan_any<Op<uint32_t>, uint32_t>(in, out, outer, n, inner, tmp, s);
-    case GA_INT64:
-    case GA_UINT64: return scan_any<Op<uint64_t>, uint64_t>(in, out, outer, n, inner, tmp, s);
-    case GA_FLOAT32: return scan_any<Op<float>, float>(in, out, outer, n, inner, tmp, s);
-    case GA_FLOAT64: return scan_any<Op<double>, double>(in, out, outer, n, inner, tmp, s);
-    default: return cudaErrorInvalidValue;
+// The operation of each element type: bool as or / and of uint8, integers
+// in the unsigned type of their width (wrapping, the same bits whatever the
+// sign), float16 and complex with their own arithmetic.
+struct ScanLaunch {
+    bool add; const char *in; char *out; int64_t outer, n, inner; char *tmp; cudaStream_t s;
+    template <class A, class M, class T> cudaError_t run()
+    {
+        return add ? scan_any<A, T>(in, out, outer, n, inner, tmp, s)
+                   : scan_any<M, T>(in, out, outer, n, inner, tmp, s);
     }
-}
+    template <class T> cudaError_t operator()()
+    {
+        if constexpr (ga_same<T, bool>)
+            return run<BoolOr, BoolAnd, uint8_t>();
+        else if constexpr (ga_is_half<T>)
+            return run<HalfAdd, HalfMul, __half>();
+        else if constexpr (ga_is_complex<T>::value)
+            return run<CxAdd<T>, CxMul<T>, T>();
+        else if constexpr (ga_integral<T>)
+            return run<Add<ga_unsigned<T>>, Mul<ga_unsigned<T>>, ga_unsigned<T>>();
+        else
+            return run<Add<T>, Mul<T>, T>();
+    }
+};
 
 } // namespace
 
@@ -346,23 +352,6 @@ extern "C" cudaError_t ga_launch_scan(ga_type type, int op, const char *in, char
                                       cudaStream_t stream)
 {
     if (outer == 0 || n == 0 || inner == 0) return cudaSuccess;
-    char *t = (char *)tmp;
-    const bool add = op == GA_SCAN_ADD;
-    switch (type) {
-    case GA_BOOL:
-        return add ? scan_any<BoolOr, uint8_t>(in, out, outer, n, inner, t, stream)
-                   : scan_any<BoolAnd, uint8_t>(in, out, outer, n, inner, t, stream);
-    case GA_FLOAT16:
-        return add ? scan_any<HalfAdd, __half>(in, out, outer, n, inner, t, stream)
-                   : scan_any<HalfMul, __half>(in, out, outer, n, inner, t, stream);
-    case GA_COMPLEX64:
-        return add ? scan_any<CxAdd<ga_c64>, ga_c64>(in, out, outer, n, inner, t, stream)
-                   : scan_any<CxMul<ga_c64>, ga_c64>(in, out, outer, n, inner, t, stream);
-    case GA_COMPLEX128:
-        return add ? scan_any<CxAdd<ga_c128>, ga_c128>(in, out, outer, n, inner, t, stream)
-                   : scan_any<CxMul<ga_c128>, ga_c128>(in, out, outer, n, inner, t, stream);
-    default:
-        return add ? scan_number<Add>(type, in, out, outer, n, inner, t, stream)
-                   : scan_number<Mul>(type, in, out, outer, n, inner, t, stream);
-    }
+    return ga_visit_type(type, ScanLaunch{op == GA_SCAN_ADD, in, out, outer, n, inner,
+                                          (char *)tmp, stream});
 }

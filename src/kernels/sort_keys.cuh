@@ -74,24 +74,45 @@ template <class K> __host__ __device__ inline bool ga_key_isnan(K bits, int kind
     }
 }
 
+// The key of a float's raw bits (sign and magnitude): positives above
+// negatives, the magnitude's order reversed for negatives.
+template <class K> __host__ __device__ __forceinline__ K ga_float_bits_key(K bits)
+{
+    constexpr K sign = ga_sign_bit<K>();
+    return (bits & sign) ? (K)~bits : (K)(bits | sign);
+}
+
+// The key of raw bits taken as they are: the order-preserving bijection
+// alone, every NaN payload and both zeros keeping keys of their own.
+// Sigma clipping (stats.cu) and per-label statistics (measure.cu) encode
+// with it directly, where no NaN is counted and -0.0 is folded (or not) by
+// the caller; ga_to_key canonicalises first.
+template <class K> __host__ __device__ __forceinline__ K ga_bits_to_key(K bits, int kind)
+{
+    if constexpr (sizeof(K) > 1) {
+        if (kind == GA_KEY_FLOAT)
+            return ga_float_bits_key<K>(bits);
+    }
+    return kind == GA_KEY_SIGNED ? (K)(bits ^ ga_sign_bit<K>()) : bits;
+}
+
 // The key of an element's raw bits.
 template <class K> __host__ __device__ inline K ga_to_key(K bits, int kind, bool canon_zero)
 {
-    constexpr K sign = ga_sign_bit<K>();
     if constexpr (sizeof(K) > 1) {
         if (kind == GA_KEY_FLOAT) {
             if (ga_key_isnan(bits, kind))
                 bits = ga_float_bits<K>::qnan;
-            else if (canon_zero && (K)(bits & (K)~sign) == 0)
+            else if (canon_zero && (K)(bits & (K)~ga_sign_bit<K>()) == 0)
                 bits = 0;
-            return (bits & sign) ? (K)~bits : (K)(bits | sign);
+            return ga_float_bits_key<K>(bits);
         }
     }
-    return kind == GA_KEY_SIGNED ? (K)(bits ^ sign) : bits;
+    return kind == GA_KEY_SIGNED ? (K)(bits ^ ga_sign_bit<K>()) : bits;
 }
 
-// The raw bits of a key (the inverse of ga_to_key up to NaN payloads and,
-// with canon_zero, the sign of zero).
+// The raw bits of a key (the inverse of ga_bits_to_key, and of ga_to_key up
+// to NaN payloads and, with canon_zero, the sign of zero).
 template <class K> __host__ __device__ inline K ga_from_key(K key, int kind)
 {
     constexpr K sign = ga_sign_bit<K>();
@@ -102,16 +123,23 @@ template <class K> __host__ __device__ inline K ga_from_key(K key, int kind)
     return kind == GA_KEY_SIGNED ? (K)(key ^ sign) : key;
 }
 
+// The same bits as another type of the same width (a key's element, an
+// element's key).
+template <class T, class K> __host__ __device__ __forceinline__ T ga_bits_as(K bits)
+{
+    static_assert(sizeof(T) == sizeof(K), "width");
+    union {
+        K k;
+        T t;
+    } u;
+    u.k = bits;
+    return u.t;
+}
+
 // Visit the unsigned key type of a width: f.template operator()<K>().
 template <class F> __host__ inline cudaError_t ga_visit_key(int width, F &&f)
 {
-    switch (width) {
-    case 1: return f.template operator()<uint8_t>();
-    case 2: return f.template operator()<uint16_t>();
-    case 4: return f.template operator()<uint32_t>();
-    case 8: return f.template operator()<uint64_t>();
-    default: return cudaErrorInvalidValue;
-    }
+    return ga_visit_size(width, ga_only<uint8_t, uint16_t, uint32_t, uint64_t>(f));
 }
 
 #endif

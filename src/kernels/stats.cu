@@ -31,7 +31,9 @@
 // queue iterations ahead and those after convergence cost only a launch.
 // Many rows (axis given, or a small array) take one block per row and run
 // every iteration inside one launch (k_clip_rows).
-#include "kernel_common.cuh"
+#include "last_block.cuh"
+#include "radix_select.cuh"
+#include "sort_keys.cuh"
 
 #include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
@@ -41,8 +43,6 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int CL_THREADS = 256;
-constexpr int CL_RADIX = 11;
-constexpr int CL_BINS = 1 << CL_RADIX;
 constexpr int CL_ITEMS = 8;
 constexpr int CL_VITEMS = 4;
 constexpr int CL_TILE_ROWS = 16;
@@ -55,15 +55,8 @@ template <class T> struct ClipKey;
 template <> struct ClipKey<float> {
     using K = uint32_t;
     static constexpr int BITS = 32;
-    __device__ static K enc(float x)
-    {
-        const K b = __float_as_uint(x);
-        return (b & 0x80000000u) ? ~b : b | 0x80000000u;
-    }
-    __device__ static float dec(K k)
-    {
-        return __uint_as_float((k & 0x80000000u) ? k ^ 0x80000000u : ~k);
-    }
+    __device__ static K enc(float x) { return ga_bits_to_key<K>(ga_bits_as<K>(x), GA_KEY_FLOAT); }
+    __device__ static float dec(K k) { return ga_bits_as<float>(ga_from_key<K>(k, GA_KEY_FLOAT)); }
     __device__ static float add(float a, float b) { return __fadd_rn(a, b); }
     __device__ static float sub(float a, float b) { return __fsub_rn(a, b); }
     __device__ static float mul(float a, float b) { return __fmul_rn(a, b); }
@@ -73,16 +66,8 @@ template <> struct ClipKey<float> {
 template <> struct ClipKey<double> {
     using K = uint64_t;
     static constexpr int BITS = 64;
-    __device__ static K enc(double x)
-    {
-        const K b = (K)__double_as_longlong(x);
-        return (b & 0x8000000000000000ull) ? ~b : b | 0x8000000000000000ull;
-    }
-    __device__ static double dec(K k)
-    {
-        return __longlong_as_double(
-            (long long)((k & 0x8000000000000000ull) ? k ^ 0x8000000000000000ull : ~k));
-    }
+    __device__ static K enc(double x) { return ga_bits_to_key<K>(ga_bits_as<K>(x), GA_KEY_FLOAT); }
+    __device__ static double dec(K k) { return ga_bits_as<double>(ga_from_key<K>(k, GA_KEY_FLOAT)); }
     __device__ static double add(double a, double b) { return __dadd_rn(a, b); }
     __device__ static double sub(double a, double b) { return __dsub_rn(a, b); }
     __device__ static double mul(double a, double b) { return __dmul_rn(a, b); }
@@ -90,15 +75,12 @@ template <> struct ClipKey<double> {
     __device__ static double maxval() { return 1.7976931348623157e+308; }
 };
 
-template <class T> constexpr int clip_passes() { return (ClipKey<T>::BITS + CL_RADIX - 1) / CL_RADIX; }
+template <class T> constexpr int clip_passes() { return ga_radix_passes(ClipKey<T>::BITS); }
 
-// Digit p covers key bits [shift, shift + width), from the top.
 template <class T>
 __device__ __forceinline__ void clip_digit(int p, int *shift, int *width)
 {
-    const int hi = ClipKey<T>::BITS - CL_RADIX * p;
-    *width = hi < CL_RADIX ? hi : CL_RADIX;
-    *shift = hi - *width;
+    ga_radix_digit(ClipKey<T>::BITS, p, shift, width);
 }
 
 template <class T>
@@ -215,7 +197,7 @@ __device__ __forceinline__ void clip_visit(T x, bool valid, const ClipPass<T> &c
     if (pre == c.prefix[0])
         atomicAdd(hist + d, 1u);
     if (c.split && pre == c.prefix[1])
-        atomicAdd(hist + CL_BINS + d, 1u);
+        atomicAdd(hist + GA_RADIX_BINS + d, 1u);
 }
 
 // 16-byte loads of the data.
@@ -319,59 +301,6 @@ __device__ Moments clip_sum_partials(const Moments *p, unsigned int n)
     return block_sum(m);
 }
 
-// Histogram counters: the block's own in shared memory, or the global one
-// other blocks added to (read through L2).
-__device__ __forceinline__ long long hist_load(const unsigned int *p) { return *p; }
-__device__ __forceinline__ long long hist_load(const unsigned long long *p)
-{
-    return (long long)__ldcg(p);
-}
-
-// The bin of a histogram holding the element of rank `rank` (0-based):
-// every thread gets the bin, the count of elements in lower bins and in the
-// bin.  Whole block; C is the counter type (shared uint32 or global uint64).
-template <class C>
-__device__ void block_select(const C *hist, int nbins, int64_t rank, int *bin, int64_t *below,
-                             int64_t *count)
-{
-    using Scan = cub::BlockScan<long long, CL_THREADS>;
-    __shared__ typename Scan::TempStorage tmp;
-    __shared__ int s_bin;
-    __shared__ long long s_below, s_count;
-    constexpr int PER = CL_BINS / CL_THREADS;
-    long long c[PER], sum = 0;
-    const int first = threadIdx.x * PER;
-#pragma unroll
-    for (int k = 0; k < PER; ++k) {
-        c[k] = first + k < nbins ? hist_load(hist + first + k) : 0;
-        sum += c[k];
-    }
-    long long before;
-    __syncthreads();
-    Scan(tmp).ExclusiveSum(sum, before);
-    if (threadIdx.x == 0) {
-        s_bin = nbins - 1;
-        s_below = s_count = 0;
-    }
-    __syncthreads();
-    if (rank >= before && rank < before + sum) {
-#pragma unroll
-        for (int k = 0; k < PER; ++k) {
-            if (rank < before + c[k]) {
-                s_bin = first + k;
-                s_below = before;
-                s_count = c[k];
-                break;
-            }
-            before += c[k];
-        }
-    }
-    __syncthreads();
-    *bin = s_bin;
-    *below = s_below;
-    *count = s_count;
-}
-
 // After the moments pass: record them, detect convergence.  Thread 0.
 // Returns true when the row is finished.
 __device__ bool clip_after_moments(ga_clip_state &st, const ga_clip_args &a, Moments m, int final)
@@ -461,8 +390,8 @@ __device__ void clip_pick(ga_clip_state &st, const C *hist, int pass, int64_t *c
     for (int t = 0; t < 2; ++t) {
         int bin;
         int64_t below, count;
-        block_select(hist + (t == 1 && split ? CL_BINS : 0), 1 << width, st.rank[t], &bin, &below,
-                     &count);
+        ga_block_select_bin<CL_THREADS>(hist + (t == 1 && split ? GA_RADIX_BINS : 0), 1 << width,
+                                        st.rank[t], &bin, &below, &count);
         if (threadIdx.x == 0) {
             st.prefix[t] = (st.prefix[t] << width) | (uint64_t)bin;
             st.rank[t] -= below;
@@ -493,7 +422,7 @@ __global__ void k_clip_init(ga_clip_args a)
     }
 }
 
-// Scratch of the one-row passes: hist[3][2][CL_BINS] (rotated by the
+// Scratch of the one-row passes: hist[3][2][GA_RADIX_BINS] (rotated by the
 // grid-wide kernel; the pass-per-launch path uses the first) |
 // partials[2][grid] | ticket, ncand[3] | cand[2] (grid kernel) | tile
 // counts and offsets (compaction).
@@ -513,7 +442,7 @@ struct ClipScratch {
     __host__ __device__ static size_t round_up(size_t n) { return (n + 255) & ~(size_t)255; }
     __host__ __device__ static size_t hist_bytes()
     {
-        return round_up((size_t)CL_HIST_BUFFERS * 2 * CL_BINS * sizeof(unsigned long long));
+        return round_up((size_t)CL_HIST_BUFFERS * 2 * GA_RADIX_BINS * sizeof(unsigned long long));
     }
     __host__ __device__ static int64_t tiles(const ga_clip_args *a)
     {
@@ -545,7 +474,7 @@ struct ClipScratch {
 __global__ void k_clip_clear(ga_clip_args a)
 {
     ClipScratch s(a);
-    for (int k = threadIdx.x; k < CL_HIST_BUFFERS * 2 * CL_BINS; k += blockDim.x)
+    for (int k = threadIdx.x; k < CL_HIST_BUFFERS * 2 * GA_RADIX_BINS; k += blockDim.x)
         s.hist[k] = 0;
     if (threadIdx.x <= CL_HIST_BUFFERS)
         s.ticket[threadIdx.x] = 0;
@@ -557,14 +486,14 @@ __global__ void __launch_bounds__(CL_THREADS)
 k_clip_pass(ga_clip_args a, int phase, int pass, int final)
 {
     __shared__ ga_clip_state st;
-    __shared__ unsigned int hist[2 * CL_BINS];
-    __shared__ bool last, finished;
+    __shared__ unsigned int hist[2 * GA_RADIX_BINS];
+    __shared__ bool finished;
     ClipScratch s(a);
     if (threadIdx.x == 0) {
         st = *a.state;
         finished = false;
     }
-    for (int k = threadIdx.x; k < 2 * CL_BINS; k += blockDim.x)
+    for (int k = threadIdx.x; k < 2 * GA_RADIX_BINS; k += blockDim.x)
         hist[k] = 0;
     __syncthreads();
     if (st.done)
@@ -577,20 +506,14 @@ k_clip_pass(ga_clip_args a, int phase, int pass, int final)
     if (c.moments)
         m = block_sum(m);
     __syncthreads();
-    const int nb = c.split ? 2 * CL_BINS : CL_BINS;
+    const int nb = c.split ? 2 * GA_RADIX_BINS : GA_RADIX_BINS;
     for (int k = threadIdx.x; k < nb; k += blockDim.x)
         if (hist[k])
             atomicAdd(s.hist + k, (unsigned long long)hist[k]);
     if (threadIdx.x == 0 && c.moments)
         s.partials[blockIdx.x] = m;
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0)
-        last = atomicAdd(s.ticket, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!last)
+    if (!ga_last_block(s.ticket))
         return;
-    __threadfence();
 
     if (c.moments) {
         const Moments t = clip_sum_partials(s.partials, gridDim.x);
@@ -604,7 +527,7 @@ k_clip_pass(ga_clip_args a, int phase, int pass, int final)
             clip_after_phase<T>(st, a, phase, final);
     }
     __syncthreads();
-    for (int k = threadIdx.x; k < 2 * CL_BINS; k += blockDim.x)
+    for (int k = threadIdx.x; k < 2 * GA_RADIX_BINS; k += blockDim.x)
         s.hist[k] = 0;
     if (threadIdx.x == 0) {
         *a.state = st;
@@ -669,7 +592,7 @@ __device__ void block_pad_keys(K *keys, int n, int *size)
 
 // The two middle elements from the n gathered candidates (keys in [klo,
 // khi]), `below` values of the interval lying under them.  The keys go to
-// shared memory and into CL_BINS bins of equal key width over [klo, khi];
+// shared memory and into GA_RADIX_BINS bins of equal key width over [klo, khi];
 // the bins holding ranks (count - 1) / 2 - below and count / 2 - below are
 // picked as in the histogram passes, and their few keys sorted (when many
 // keys share a bin, all of them are).  After the median of the survivors
@@ -677,24 +600,24 @@ __device__ void block_pad_keys(K *keys, int n, int *size)
 // either side of the middle, h = half the values the last clip removed
 // (the next clip is expected to remove fewer, and a median moves by at
 // most half of what a clip removes) plus 16, at least 64 and at most what
-// the buffer holds less CL_BINS / 8; where the candidates end first, the
+// the buffer holds less GA_RADIX_BINS / 8; where the candidates end first, the
 // bracket goes on past [klo, khi] as far as the missing ranks would take
 // at the keys' density inside it.  A guess only: a pass that finds the
 // median outside, or too many values inside, falls back to histograms.
-// Whole block; hist: 2 * CL_BINS counters, 16-byte aligned.
+// Whole block; hist: 2 * GA_RADIX_BINS counters, 16-byte aligned.
 template <class T>
 __device__ void clip_pick_candidates(ga_clip_state &st, ClipSelect<typename ClipKey<T>::K> &sel,
                                      const T *cand, int n, int64_t below,
                                      typename ClipKey<T>::K *keys, unsigned int *hist, int phase)
 {
     using K = typename ClipKey<T>::K;
-    constexpr int64_t HMAX = CL_CAND_BYTES / (int)sizeof(T) / 2 - CL_BINS / 8;
-    K *few = (K *)(hist + CL_BINS);  // CL_FEW keys in the second half
+    constexpr int64_t HMAX = CL_CAND_BYTES / (int)sizeof(T) / 2 - GA_RADIX_BINS / 8;
+    K *few = (K *)(hist + GA_RADIX_BINS);  // CL_FEW keys in the second half
     const K span = sel.khi - sel.klo;
     int shift = 0;
-    while ((span >> shift) >= (K)CL_BINS)
+    while ((span >> shift) >= (K)GA_RADIX_BINS)
         ++shift;
-    for (int k = threadIdx.x; k < CL_BINS; k += blockDim.x)
+    for (int k = threadIdx.x; k < GA_RADIX_BINS; k += blockDim.x)
         hist[k] = 0;
     if (threadIdx.x == 0)
         sel.nfew = 0;
@@ -708,8 +631,8 @@ __device__ void clip_pick_candidates(ga_clip_state &st, ClipSelect<typename Clip
     const int64_t r0 = (st.count - 1) / 2 - below, r1 = st.count / 2 - below;
     int b0, b1;
     int64_t u0, u1, c0, c1;
-    block_select(hist, CL_BINS, r0, &b0, &u0, &c0);
-    block_select(hist, CL_BINS, r1, &b1, &u1, &c1);
+    ga_block_select_bin<CL_THREADS>(hist, GA_RADIX_BINS, r0, &b0, &u0, &c0);
+    ga_block_select_bin<CL_THREADS>(hist, GA_RADIX_BINS, r1, &b1, &u1, &c1);
     if (phase == 0) {
         const int64_t removed = st.prev_count - st.count;
         int64_t h = st.prev_count < 0 ? HMAX : removed / 2 + 16;
@@ -721,14 +644,14 @@ __device__ void clip_pick_candidates(ga_clip_state &st, ClipSelect<typename Clip
         int b;
         int64_t u, c;
         if (r0 - h >= 0) {
-            block_select(hist, CL_BINS, r0 - h, &b, &u, &c);
+            ga_block_select_bin<CL_THREADS>(hist, GA_RADIX_BINS, r0 - h, &b, &u, &c);
             lo = sel.klo + ((K)b << shift);
         } else {
             const double ext = (double)(h - r0) * width;
             lo = ext >= (double)sel.klo ? (K)0 : sel.klo - (K)ext;
         }
         if (r1 + h < n) {
-            block_select(hist, CL_BINS, r1 + h, &b, &u, &c);
+            ga_block_select_bin<CL_THREADS>(hist, GA_RADIX_BINS, r1 + h, &b, &u, &c);
             const K off = (K)b << shift, rest = ((K)1 << shift) - 1;
             hi = span - off > rest ? sel.klo + off + rest : sel.khi;
         } else {
@@ -796,7 +719,7 @@ __global__ void __launch_bounds__(CL_THREADS, 2) k_clip_grid(ga_clip_args a, int
     constexpr int NP = clip_passes<T>();
     constexpr int CAP = CL_CAND_BYTES / (int)sizeof(T);
     __shared__ ga_clip_state st;
-    __shared__ __align__(16) unsigned int hist[2 * CL_BINS];
+    __shared__ __align__(16) unsigned int hist[2 * GA_RADIX_BINS];
     __shared__ K keys[CAP];
     __shared__ ClipSelect<K> sel;
     __shared__ bool stop;
@@ -840,15 +763,15 @@ __global__ void __launch_bounds__(CL_THREADS, 2) k_clip_grid(ga_clip_args a, int
                     c.cap = CAP;
                     c.cand = (T *)s.cand + (size_t)(q & 1) * CAP;
                     c.ncand = s.ncand + q % CL_HIST_BUFFERS;
-                    unsigned long long *gh = s.hist + (size_t)(q % CL_HIST_BUFFERS) * 2 * CL_BINS;
+                    unsigned long long *gh = s.hist + (size_t)(q % CL_HIST_BUFFERS) * 2 * GA_RADIX_BINS;
                     Moments *gp = s.partials + (size_t)(q & 1) * a.grid;
                     if (c.hist)
-                        for (int k = threadIdx.x; k < 2 * CL_BINS; k += blockDim.x)
+                        for (int k = threadIdx.x; k < 2 * GA_RADIX_BINS; k += blockDim.x)
                             hist[k] = 0;
                     if (blockIdx.x == 0) {
                         unsigned long long *next =
-                            s.hist + (size_t)((q + 1) % CL_HIST_BUFFERS) * 2 * CL_BINS;
-                        for (int k = threadIdx.x; k < 2 * CL_BINS; k += blockDim.x)
+                            s.hist + (size_t)((q + 1) % CL_HIST_BUFFERS) * 2 * GA_RADIX_BINS;
+                        for (int k = threadIdx.x; k < 2 * GA_RADIX_BINS; k += blockDim.x)
                             next[k] = 0;
                         if (threadIdx.x == 0)
                             s.ncand[(q + 1) % CL_HIST_BUFFERS] = 0;
@@ -861,7 +784,7 @@ __global__ void __launch_bounds__(CL_THREADS, 2) k_clip_grid(ga_clip_args a, int
                         m = block_sum(m);
                     __syncthreads();
                     if (c.hist) {
-                        const int nb = c.split ? 2 * CL_BINS : CL_BINS;
+                        const int nb = c.split ? 2 * GA_RADIX_BINS : GA_RADIX_BINS;
                         for (int k = threadIdx.x; k < nb; k += blockDim.x)
                             if (hist[k])
                                 atomicAdd(gh + k, (unsigned long long)hist[k]);
@@ -931,7 +854,7 @@ template <class T>
 __global__ void __launch_bounds__(CL_THREADS) k_clip_rows(ga_clip_args a)
 {
     __shared__ ga_clip_state st;
-    __shared__ unsigned int hist[2 * CL_BINS];
+    __shared__ unsigned int hist[2 * GA_RADIX_BINS];
     __shared__ bool stop;
     constexpr int NP = clip_passes<T>();
     for (int64_t r = blockIdx.x; r < a.nrows; r += gridDim.x) {
@@ -951,7 +874,7 @@ __global__ void __launch_bounds__(CL_THREADS) k_clip_rows(ga_clip_args a)
                 for (int phase = 0; phase < phases && !stop; ++phase) {
                     for (int pass = 0; pass < NP && !stop; ++pass) {
                         const ClipPass<T> c = clip_pass_of<T>(st, a, phase, pass);
-                        for (int k = threadIdx.x; k < 2 * CL_BINS; k += blockDim.x)
+                        for (int k = threadIdx.x; k < 2 * GA_RADIX_BINS; k += blockDim.x)
                             hist[k] = 0;
                         __syncthreads();
                         Moments m{0.0, 0.0, 0.0, 0.0};
@@ -1055,8 +978,7 @@ k_clip_count(ga_clip_args a, int use_bounds, int64_t *total)
         for (int w = 0; w < CL_THREADS / 32; ++w)
             sum += s_warp[w];
         s.tile_count[blockIdx.x] = sum;
-        __threadfence();
-        last = atomicAdd(s.ticket, 1u) == gridDim.x - 1;
+        last = ga_last_block_thread0(s.ticket);
     }
     __syncthreads();
     if (!last)
@@ -1123,12 +1045,11 @@ __global__ void k_clip_extract(ga_clip_args a, int field, void *out)
 
 // ============================== launchers ==================================
 
+// The clipped data are float32 or float64.
 template <class F>
 cudaError_t clip_visit_type(ga_type t, F &&f)
 {
-    if (t == GA_FLOAT32) return f.template operator()<float>();
-    if (t == GA_FLOAT64) return f.template operator()<double>();
-    return cudaErrorInvalidValue;
+    return ga_visit_type(t, ga_only<float, double>(f));
 }
 
 struct InitLaunch {

@@ -17,6 +17,10 @@
 // GA_TAKE_TRUSTED mode, without the record and without a synchronisation;
 // they are in [-len, len), and negative ones still count from the end.
 // Keyed by element size, as every type-blind kernel.
+//
+// A row gather (random permutations, shuffle) moves whole rows of a
+// C-contiguous array, in the widest units (up to 16 bytes) that the
+// pointers and the row length allow.
 #include "kernel_common.cuh"
 
 // ============================== kernels ====================================
@@ -74,6 +78,17 @@ k_take(int64_t n, int direction, ga_take_args args, char *base, char *other,
     }
 }
 
+// dst row r = src row index[r], rows of `row_units` units of type U.
+template <class U>
+__global__ void __launch_bounds__(GA_BLOCK)
+k_gather_rows(int64_t nrows, int64_t row_units, U *dst, const U *src, const int64_t *index)
+{
+    GA_GRID_STRIDE(t, nrows * row_units) {
+        const int64_t r = t / row_units;
+        dst[t] = src[index[r] * row_units + (t - r * row_units)];
+    }
+}
+
 // ============================== launchers ==================================
 
 namespace {
@@ -87,6 +102,15 @@ struct TakeLaunch {
         return cudaGetLastError();
     }
 };
+template <class U>
+cudaError_t launch_gather(int64_t nrows, int64_t row_bytes, char *dst, const char *src,
+                          const int64_t *index, cudaStream_t stream)
+{
+    const int64_t units = row_bytes / (int64_t)sizeof(U);
+    k_gather_rows<U><<<ga_grid(nrows * units), GA_BLOCK, 0, stream>>>(
+        nrows, units, (U *)dst, (const U *)src, index);
+    return cudaGetLastError();
+}
 } // namespace
 
 extern "C" cudaError_t ga_launch_take(int itemsize, int direction, const ga_take_args *args,
@@ -101,4 +125,18 @@ extern "C" cudaError_t ga_launch_take(int itemsize, int direction, const ga_take
         return cudaSuccess;
     return ga_visit_size(itemsize, TakeLaunch{direction, args, base, other,
                                               (unsigned long long *)error, stream});
+}
+
+extern "C" cudaError_t ga_launch_gather_rows(int64_t nrows, int64_t row_bytes, char *dst,
+                                             const char *src, const int64_t *index,
+                                             cudaStream_t stream)
+{
+    if (nrows == 0 || row_bytes == 0)
+        return cudaSuccess;
+    const uintptr_t bits = (uintptr_t)dst | (uintptr_t)src | (uintptr_t)row_bytes;
+    if ((bits & 15) == 0) return launch_gather<uint4>(nrows, row_bytes, dst, src, index, stream);
+    if ((bits & 7) == 0) return launch_gather<uint64_t>(nrows, row_bytes, dst, src, index, stream);
+    if ((bits & 3) == 0) return launch_gather<uint32_t>(nrows, row_bytes, dst, src, index, stream);
+    if ((bits & 1) == 0) return launch_gather<uint16_t>(nrows, row_bytes, dst, src, index, stream);
+    return launch_gather<uint8_t>(nrows, row_bytes, dst, src, index, stream);
 }

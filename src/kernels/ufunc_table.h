@@ -8,12 +8,13 @@
  *   b i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64 c64 c128
  * The table is expanded at the end of this header to number the loops and
  * the ufuncs (enum ga_loop_id, enum ga_ufunc_id), in elementwise.c to
- * register ufuncs and their loops, and in ew_kernels.cuh, which the ew_*.cu
- * files include, to instantiate one kernel pair per loop (each .cu takes its
- * own group letter, so nvcc builds the groups in parallel, and the first
- * call of a ufunc loads only its group's module, a few hundred kilobytes).
+ * register ufuncs and their loops, and in ew_kernels.cuh, which the
+ * ew_<group>.cu files include, to instantiate one kernel pair per loop (each
+ * file takes the loops of its own group, so nvcc builds the groups in
+ * parallel, and the first call of a ufunc loads only its group's module, a
+ * few hundred kilobytes).
  *
- * L(group, op, in, out): one loop.  The type-list helpers expand a loop for
+ * L(group, op, in, out): one loop, of one of the groups of GA_EW_GROUPS.  The type-list helpers expand a loop for
  * a set of types with output = input (SAME) or output = bool (PRED).
  */
 #ifndef GA_UFUNC_TABLE_H
@@ -44,90 +45,98 @@
 #define GA_UF_TO_BOOL 1
 
 /* U(name, nin, flags, loops...): loops expand with L. */
-#define GA_UFUNC_TABLE(U, L)                                                     \
-    /* ---- group A: arithmetic ---- */                                          \
-    U(add, 2, 0) GA_BIFC(L, A, add)                                              \
-    U(subtract, 2, 0) GA_IFC(L, A, subtract)                                     \
-    U(multiply, 2, 0) GA_BIFC(L, A, multiply)                                    \
-    U(true_divide, 2, 0) GA_FC(L, A, true_divide)                                \
-    U(floor_divide, 2, 0) GA_IF(L, I, floor_divide)                              \
-    U(remainder, 2, 0) GA_IF(L, I, remainder)                                    \
-    U(fmod, 2, 0) GA_IF(L, I, fmod)                                              \
-    U(power, 2, 0) GA_IFC(L, I, power)                                           \
-    U(float_power, 2, 0) L(I, float_power, f64, f64) L(I, float_power, c128, c128) \
-    /* ---- group B: comparisons and extrema ---- */                             \
-    U(equal, 2, 0) GA_ALL_PRED(L, B, equal)                                      \
-    U(not_equal, 2, 0) GA_ALL_PRED(L, B, not_equal)                              \
-    U(less, 2, 0) GA_ALL_PRED(L, B, less)                                        \
-    U(less_equal, 2, 0) GA_ALL_PRED(L, B, less_equal)                            \
-    U(greater, 2, 0) GA_ALL_PRED(L, B, greater)                                  \
-    U(greater_equal, 2, 0) GA_ALL_PRED(L, B, greater_equal)                      \
-    U(maximum, 2, 0) GA_BIFC(L, J, maximum)                                      \
-    U(minimum, 2, 0) GA_BIFC(L, J, minimum)                                      \
-    U(fmax, 2, 0) GA_BIFC(L, J, fmax)                                            \
-    U(fmin, 2, 0) GA_BIFC(L, J, fmin)                                            \
-    /* ---- group C: bits, logic and two-argument float functions ---- */        \
-    U(bitwise_and, 2, 0) L(C, bitwise_and, b, b) GA_I(L, C, bitwise_and)         \
-    U(bitwise_or, 2, 0) L(C, bitwise_or, b, b) GA_I(L, C, bitwise_or)            \
-    U(bitwise_xor, 2, 0) L(C, bitwise_xor, b, b) GA_I(L, C, bitwise_xor)         \
-    U(left_shift, 2, 0) GA_I(L, C, left_shift)                                   \
-    U(right_shift, 2, 0) GA_I(L, C, right_shift)                                 \
-    U(logical_and, 2, GA_UF_TO_BOOL) L(C, logical_and, b, b)                     \
-    U(logical_or, 2, GA_UF_TO_BOOL) L(C, logical_or, b, b)                       \
-    U(logical_xor, 2, GA_UF_TO_BOOL) L(C, logical_xor, b, b)                     \
-    U(logical_not, 1, GA_UF_TO_BOOL) L(C, logical_not, b, b)                     \
-    U(arctan2, 2, 0) GA_F(L, K, arctan2)                                         \
-    U(hypot, 2, 0) GA_F(L, K, hypot)                                             \
-    U(logaddexp, 2, 0) GA_F(L, K, logaddexp)                                     \
-    U(logaddexp2, 2, 0) GA_F(L, K, logaddexp2)                                   \
-    U(copysign, 2, 0) GA_F(L, K, copysign)                                       \
-    U(nextafter, 2, 0) L(K, nextafter, f32, f32) L(K, nextafter, f64, f64)                                     \
-    U(heaviside, 2, 0) GA_F(L, K, heaviside)                                     \
-    /* ---- group D: one-argument arithmetic and predicates ---- */              \
-    U(negative, 1, 0) GA_IFC(L, D, negative)                                     \
-    U(positive, 1, 0) GA_IFC(L, D, positive)                                     \
-    U(absolute, 1, 0) L(D, absolute, b, b) GA_IF(L, D, absolute)                 \
-        L(D, absolute, c64, f32) L(D, absolute, c128, f64)                       \
-    U(fabs, 1, 0) GA_F(L, D, fabs)                                               \
-    U(sign, 1, 0) GA_IFC(L, D, sign)                                             \
-    U(square, 1, 0) GA_IFC(L, D, square)                                         \
-    U(reciprocal, 1, 0) GA_IFC(L, D, reciprocal)                                 \
-    U(conjugate, 1, 0) GA_IFC(L, D, conjugate)                                   \
-    U(invert, 1, 0) L(D, invert, b, b) GA_I(L, D, invert)                        \
-    U(isnan, 1, 0) GA_ALL_PRED(L, H, isnan)          \
-    U(isinf, 1, 0) GA_ALL_PRED(L, H, isinf)          \
-    U(isfinite, 1, 0) GA_ALL_PRED(L, H, isfinite) \
-    U(signbit, 1, 0) GA_F_PRED(L, H, signbit)                                    \
-    U(floor, 1, 0) L(H, floor, b, b) GA_IF(L, H, floor)                                             \
-    U(ceil, 1, 0) L(H, ceil, b, b) GA_IF(L, H, ceil)                                               \
-    U(trunc, 1, 0) L(H, trunc, b, b) GA_IF(L, H, trunc)                                             \
-    U(rint, 1, 0) GA_FC(L, H, rint)                                              \
-    U(deg2rad, 1, 0) GA_F(L, H, deg2rad)                                         \
-    U(rad2deg, 1, 0) GA_F(L, H, rad2deg)                                         \
-    /* ---- groups E, G (real) and N, M (complex): transcendental functions ---- */                            \
-    U(sqrt, 1, 0) GA_F(L, E, sqrt) GA_C(L, N, sqrt)                                              \
-    U(cbrt, 1, 0) GA_F(L, E, cbrt)                                               \
-    U(exp, 1, 0) GA_F(L, E, exp) GA_C(L, N, exp)                                                \
-    U(exp2, 1, 0) GA_F(L, E, exp2) GA_C(L, N, exp2)                                              \
-    U(expm1, 1, 0) GA_F(L, E, expm1) GA_C(L, N, expm1)                                            \
-    U(log, 1, 0) GA_F(L, E, log) GA_C(L, N, log)                                                \
-    U(log2, 1, 0) GA_F(L, E, log2) GA_C(L, N, log2)                                              \
-    U(log10, 1, 0) GA_F(L, E, log10) GA_C(L, N, log10)                                            \
-    U(log1p, 1, 0) GA_F(L, E, log1p) GA_C(L, N, log1p)                                            \
-    U(sin, 1, 0) GA_F(L, G, sin) GA_C(L, M, sin)                                                \
-    U(cos, 1, 0) GA_F(L, G, cos) GA_C(L, M, cos)                                                \
-    U(tan, 1, 0) GA_F(L, G, tan) GA_C(L, M, tan)                                                \
-    U(arcsin, 1, 0) GA_F(L, G, arcsin) GA_C(L, M, arcsin)                                          \
-    U(arccos, 1, 0) GA_F(L, G, arccos) GA_C(L, M, arccos)                                          \
-    U(arctan, 1, 0) GA_F(L, G, arctan) GA_C(L, M, arctan)                                          \
-    U(sinh, 1, 0) GA_F(L, G, sinh) GA_C(L, M, sinh)                                              \
-    U(cosh, 1, 0) GA_F(L, G, cosh) GA_C(L, M, cosh)                                              \
-    U(tanh, 1, 0) GA_F(L, G, tanh) GA_C(L, M, tanh)                                              \
-    U(arcsinh, 1, 0) GA_F(L, G, arcsinh) GA_C(L, M, arcsinh)                                        \
-    U(arccosh, 1, 0) GA_F(L, G, arccosh) GA_C(L, M, arccosh)                                        \
-    U(arctanh, 1, 0) GA_F(L, G, arctanh) GA_C(L, M, arctanh)                                        \
-    /* ---- group F: three-argument loops ---- */                                \
-    U(clip, 3, 0) GA_BIFC(L, F, clip)
+#define GA_UFUNC_TABLE(U, L)                                                                       \
+    /* ---- arithmetic; div_pow: division and powers ---- */                                       \
+    U(add, 2, 0) GA_BIFC(L, arith, add)                                                            \
+    U(subtract, 2, 0) GA_IFC(L, arith, subtract)                                                   \
+    U(multiply, 2, 0) GA_BIFC(L, arith, multiply)                                                  \
+    U(true_divide, 2, 0) GA_FC(L, arith, true_divide)                                              \
+    U(floor_divide, 2, 0) GA_IF(L, div_pow, floor_divide)                                          \
+    U(remainder, 2, 0) GA_IF(L, div_pow, remainder)                                                \
+    U(fmod, 2, 0) GA_IF(L, div_pow, fmod)                                                          \
+    U(power, 2, 0) GA_IFC(L, div_pow, power)                                                       \
+    U(float_power, 2, 0) L(div_pow, float_power, f64, f64) L(div_pow, float_power, c128, c128)     \
+    /* ---- compare: comparisons; extrema ---- */                                                  \
+    U(equal, 2, 0) GA_ALL_PRED(L, compare, equal)                                                  \
+    U(not_equal, 2, 0) GA_ALL_PRED(L, compare, not_equal)                                          \
+    U(less, 2, 0) GA_ALL_PRED(L, compare, less)                                                    \
+    U(less_equal, 2, 0) GA_ALL_PRED(L, compare, less_equal)                                        \
+    U(greater, 2, 0) GA_ALL_PRED(L, compare, greater)                                              \
+    U(greater_equal, 2, 0) GA_ALL_PRED(L, compare, greater_equal)                                  \
+    U(maximum, 2, 0) GA_BIFC(L, extrema, maximum)                                                  \
+    U(minimum, 2, 0) GA_BIFC(L, extrema, minimum)                                                  \
+    U(fmax, 2, 0) GA_BIFC(L, extrema, fmax)                                                        \
+    U(fmin, 2, 0) GA_BIFC(L, extrema, fmin)                                                        \
+    /* ---- bit_logic: bits and logic; float_binary: two-argument float functions ---- */          \
+    U(bitwise_and, 2, 0) L(bit_logic, bitwise_and, b, b) GA_I(L, bit_logic, bitwise_and)           \
+    U(bitwise_or, 2, 0) L(bit_logic, bitwise_or, b, b) GA_I(L, bit_logic, bitwise_or)              \
+    U(bitwise_xor, 2, 0) L(bit_logic, bitwise_xor, b, b) GA_I(L, bit_logic, bitwise_xor)           \
+    U(left_shift, 2, 0) GA_I(L, bit_logic, left_shift)                                             \
+    U(right_shift, 2, 0) GA_I(L, bit_logic, right_shift)                                           \
+    U(logical_and, 2, GA_UF_TO_BOOL) L(bit_logic, logical_and, b, b)                               \
+    U(logical_or, 2, GA_UF_TO_BOOL) L(bit_logic, logical_or, b, b)                                 \
+    U(logical_xor, 2, GA_UF_TO_BOOL) L(bit_logic, logical_xor, b, b)                               \
+    U(logical_not, 1, GA_UF_TO_BOOL) L(bit_logic, logical_not, b, b)                               \
+    U(arctan2, 2, 0) GA_F(L, float_binary, arctan2)                                                \
+    U(hypot, 2, 0) GA_F(L, float_binary, hypot)                                                    \
+    U(logaddexp, 2, 0) GA_F(L, float_binary, logaddexp)                                            \
+    U(logaddexp2, 2, 0) GA_F(L, float_binary, logaddexp2)                                          \
+    U(copysign, 2, 0) GA_F(L, float_binary, copysign)                                              \
+    U(nextafter, 2, 0) L(float_binary, nextafter, f32, f32) L(float_binary, nextafter, f64, f64)   \
+    U(heaviside, 2, 0) GA_F(L, float_binary, heaviside)                                            \
+    /* ---- unary: one-argument arithmetic; classify_round: predicates, rounding ---- */           \
+    U(negative, 1, 0) GA_IFC(L, unary, negative)                                                   \
+    U(positive, 1, 0) GA_IFC(L, unary, positive)                                                   \
+    U(absolute, 1, 0) L(unary, absolute, b, b) GA_IF(L, unary, absolute)                           \
+        L(unary, absolute, c64, f32) L(unary, absolute, c128, f64)                                 \
+    U(fabs, 1, 0) GA_F(L, unary, fabs)                                                             \
+    U(sign, 1, 0) GA_IFC(L, unary, sign)                                                           \
+    U(square, 1, 0) GA_IFC(L, unary, square)                                                       \
+    U(reciprocal, 1, 0) GA_IFC(L, unary, reciprocal)                                               \
+    U(conjugate, 1, 0) GA_IFC(L, unary, conjugate)                                                 \
+    U(invert, 1, 0) L(unary, invert, b, b) GA_I(L, unary, invert)                                  \
+    U(isnan, 1, 0) GA_ALL_PRED(L, classify_round, isnan)                                           \
+    U(isinf, 1, 0) GA_ALL_PRED(L, classify_round, isinf)                                           \
+    U(isfinite, 1, 0) GA_ALL_PRED(L, classify_round, isfinite)                                     \
+    U(signbit, 1, 0) GA_F_PRED(L, classify_round, signbit)                                         \
+    U(floor, 1, 0) L(classify_round, floor, b, b) GA_IF(L, classify_round, floor)                  \
+    U(ceil, 1, 0) L(classify_round, ceil, b, b) GA_IF(L, classify_round, ceil)                     \
+    U(trunc, 1, 0) L(classify_round, trunc, b, b) GA_IF(L, classify_round, trunc)                  \
+    U(rint, 1, 0) GA_FC(L, classify_round, rint)                                                   \
+    U(deg2rad, 1, 0) GA_F(L, classify_round, deg2rad)                                              \
+    U(rad2deg, 1, 0) GA_F(L, classify_round, rad2deg)                                              \
+    /* ---- exp_log, trig (real) and complex_exp_log, complex_trig: transcendental ---- */         \
+    U(sqrt, 1, 0) GA_F(L, exp_log, sqrt) GA_C(L, complex_exp_log, sqrt)                            \
+    U(cbrt, 1, 0) GA_F(L, exp_log, cbrt)                                                           \
+    U(exp, 1, 0) GA_F(L, exp_log, exp) GA_C(L, complex_exp_log, exp)                               \
+    U(exp2, 1, 0) GA_F(L, exp_log, exp2) GA_C(L, complex_exp_log, exp2)                            \
+    U(expm1, 1, 0) GA_F(L, exp_log, expm1) GA_C(L, complex_exp_log, expm1)                         \
+    U(log, 1, 0) GA_F(L, exp_log, log) GA_C(L, complex_exp_log, log)                               \
+    U(log2, 1, 0) GA_F(L, exp_log, log2) GA_C(L, complex_exp_log, log2)                            \
+    U(log10, 1, 0) GA_F(L, exp_log, log10) GA_C(L, complex_exp_log, log10)                         \
+    U(log1p, 1, 0) GA_F(L, exp_log, log1p) GA_C(L, complex_exp_log, log1p)                         \
+    U(sin, 1, 0) GA_F(L, trig, sin) GA_C(L, complex_trig, sin)                                     \
+    U(cos, 1, 0) GA_F(L, trig, cos) GA_C(L, complex_trig, cos)                                     \
+    U(tan, 1, 0) GA_F(L, trig, tan) GA_C(L, complex_trig, tan)                                     \
+    U(arcsin, 1, 0) GA_F(L, trig, arcsin) GA_C(L, complex_trig, arcsin)                            \
+    U(arccos, 1, 0) GA_F(L, trig, arccos) GA_C(L, complex_trig, arccos)                            \
+    U(arctan, 1, 0) GA_F(L, trig, arctan) GA_C(L, complex_trig, arctan)                            \
+    U(sinh, 1, 0) GA_F(L, trig, sinh) GA_C(L, complex_trig, sinh)                                  \
+    U(cosh, 1, 0) GA_F(L, trig, cosh) GA_C(L, complex_trig, cosh)                                  \
+    U(tanh, 1, 0) GA_F(L, trig, tanh) GA_C(L, complex_trig, tanh)                                  \
+    U(arcsinh, 1, 0) GA_F(L, trig, arcsinh) GA_C(L, complex_trig, arcsinh)                         \
+    U(arccosh, 1, 0) GA_F(L, trig, arccosh) GA_C(L, complex_trig, arccosh)                         \
+    U(arctanh, 1, 0) GA_F(L, trig, arctanh) GA_C(L, complex_trig, arctanh)                         \
+    /* ---- clip_where: three-argument loops ---- */                                               \
+    U(clip, 3, 0) GA_BIFC(L, clip_where, clip)
+
+/* The groups of loops, each compiled by its file ew_<group>.cu: ids
+ * GA_EWG_<group>. */
+#define GA_EW_GROUPS(X) X(arith) X(div_pow) X(compare) X(extrema) X(bit_logic) \
+    X(float_binary) X(unary) X(classify_round) X(exp_log) X(trig) X(complex_exp_log) \
+    X(complex_trig) X(clip_where)
+#define GA_EW_GROUP_ID(g) GA_EWG_##g,
+enum ga_ew_group { GA_EW_GROUPS(GA_EW_GROUP_ID) GA_EW_NGROUPS };
 
 /* Loop ids: GA_LOOP_<op>_<in>. */
 #define GA_LOOP_ID_U(name, nin, flags)

@@ -70,8 +70,8 @@ template <int MODE>
 __global__ void __launch_bounds__(CL_THREADS)
 k_first_pass(const float *x, int64_t n, float lo, float hi, unsigned long long *gh, double *out)
 {
-    __shared__ unsigned int hist[CL_BINS];
-    for (int k = threadIdx.x; k < CL_BINS; k += blockDim.x)
+    __shared__ unsigned int hist[GA_RADIX_BINS];
+    for (int k = threadIdx.x; k < GA_RADIX_BINS; k += blockDim.x)
         hist[k] = 0;
     __syncthreads();
     const int64_t first = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -105,7 +105,7 @@ k_first_pass(const float *x, int64_t n, float lo, float hi, unsigned long long *
     }
     __syncthreads();
     if (MODE > 0)
-        for (int k = threadIdx.x; k < CL_BINS; k += blockDim.x)
+        for (int k = threadIdx.x; k < GA_RADIX_BINS; k += blockDim.x)
             if (hist[k])
                 atomicAdd(gh + k, (unsigned long long)hist[k]);
     if (m0 + m1 + m2 == -1.0)
@@ -211,7 +211,7 @@ int run(const char *name, const std::vector<float> &host, int sms)
     CK(cudaMalloc(&fsink, 64));
     CK(cudaMalloc(&dsink, 64));
     CK(cudaMalloc(&usink, 64));
-    CK(cudaMalloc(&gh, CL_BINS * sizeof(unsigned long long)));
+    CK(cudaMalloc(&gh, GA_RADIX_BINS * sizeof(unsigned long long)));
 
     const double t_read = tm.median_us([&] { k_read<<<grid, CL_THREADS>>>(x, n, fsink); });
     printf("plain read of the data            %8.2f us  (%.0f GB/s)\n", t_read,

@@ -15,7 +15,7 @@
 //                          4, 8, 16 contiguous elements a thread (a 16-byte
 //                          condition load, eight 16-byte stores 64 bytes
 //                          apart across a warp), and V = 4, 8, 16 as
-//                          interleaved units of U = 2 (ew_f.cu's
+//                          interleaved units of U = 2 (ew_clip_where.cu's
 //                          k_where_contig: each warp store contiguous), plain
 //                          and streaming (st.global.cs) stores
 //   fused                  x > t ? 1 : 0 straight to int64 (what a fused
@@ -95,7 +95,7 @@ __global__ void k_where(int64_t n, const bool *__restrict__ c, long long *__rest
     }
 }
 
-// Interleaved units (ew_f.cu's k_where_contig): V elements a thread as V/U
+// Interleaved units (ew_clip_where.cu's k_where_contig): V elements a thread as V/U
 // units of U, unit j of thread t at unit j * blockDim + t of the block's
 // tile, so every store of a warp is contiguous.
 template <int V, int U, bool STREAM>

@@ -1,4 +1,4 @@
-// select.cu -- order statistics without sorting: radix selection (median,
+// order_stats.cu -- order statistics without sorting: radix selection (median,
 // percentile, quantile of a whole array), binary search (searchsorted,
 // digitize), and counting into bins (histogram, bincount).
 //
@@ -6,13 +6,13 @@
 // ---------------
 // The k-th smallest element is found digit by digit on the order-preserving
 // keys (sort_keys.cuh), most significant digit first, 11 bits at a time
+// (radix_select.cuh)
 // (32-bit keys: 11+11+10, three passes; 64-bit: six; 16-bit: two; 8-bit:
 // one).  Each pass reads the whole array (it stays in L2 between passes on
 // large-L2 GPUs), counts the next digit of the elements whose higher digits
 // match the prefix found so far in a shared-memory histogram per block,
 // merges the block histograms into a global one with atomics, and the last
-// block to finish (a ticket counter, as in CUDA's threadFenceReduction
-// sample) scans that histogram to pick the bucket holding the wanted rank,
+// block to finish (last_block.cuh) scans that histogram to pick the bucket holding the wanted rank,
 // appends it to the prefix and clears the histogram for the next pass.
 // Nothing returns to the host: the rank itself is computed on the device in
 // the first pass (nanmedian's rank depends on the number of NaNs), and the
@@ -22,17 +22,17 @@
 // 'linear' interpolate between).  While they share a prefix only one
 // histogram is counted.  A pass is: memset (first pass only) + one kernel,
 // so a float32 median is four launches and three reads of the data.
+#include "last_block.cuh"
 #include "quantile.cuh"
+#include "radix_select.cuh"
 
 // ============================== radix selection ============================
 
 #define SEL_THREADS 512
-#define SEL_DIGIT 11
-#define SEL_BINS (1 << SEL_DIGIT)
 
 // Selection state in device memory, zeroed before the first pass.
 struct SelState {
-    unsigned long long hist[2][SEL_BINS];
+    unsigned long long hist[2][GA_RADIX_BINS];
     unsigned long long nan_count;
     unsigned long long prefix[2];
     long long rank[2];
@@ -43,22 +43,11 @@ struct SelState {
     int done;       // the answer is written (NaN found, or no valid element)
 };
 
-// Element bits of a key width as T, and the answer for a type of that width.
-template <class T, class K> __device__ __forceinline__ T sel_bits_as(K bits)
-{
-    static_assert(sizeof(T) == sizeof(K), "width");
-    union {
-        K k;
-        T t;
-    } u;
-    u.k = bits;
-    return u.t;
-}
-
+// The answer for a type of a key width.
 template <class T, class K>
 __device__ __forceinline__ void sel_answer_t(int mode, K a, K b, bool same, double t, char *out)
 {
-    ga_quantile_value<T>(mode, sel_bits_as<T>(a), sel_bits_as<T>(b), same, t, out);
+    ga_quantile_value<T>(mode, ga_bits_as<T>(a), ga_bits_as<T>(b), same, t, out);
 }
 
 template <class K>
@@ -83,41 +72,17 @@ __device__ void sel_answer(ga_type type, int mode, K a, K b, bool same, double t
     }
 }
 
-// Exclusive scan of one value per thread over the block (SEL_THREADS).
-__device__ __forceinline__ unsigned long long sel_block_exclusive(unsigned long long x)
-{
-    __shared__ unsigned long long warp_sums[SEL_THREADS / 32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const unsigned long long inc = ga_warp_inclusive_sum(x);
-    if (lane == 31)
-        warp_sums[warp] = inc;
-    __syncthreads();
-    if (warp == 0) {
-        const unsigned long long w =
-            ga_warp_inclusive_sum(lane < SEL_THREADS / 32 ? warp_sums[lane] : 0ull);
-        if (lane < SEL_THREADS / 32)
-            warp_sums[lane] = w;
-    }
-    __syncthreads();
-    const unsigned long long before = (inc - x) + (warp > 0 ? warp_sums[warp - 1] : 0);
-    __syncthreads();  // warp_sums is reused by the next call
-    return before;
-}
-
 // The last block's share of a pass: ranks (first pass), bucket choice,
 // prefix update, clearing, and the answer (last pass).
 template <class K>
 __device__ void sel_step(SelState *st, int64_t n, int kind, ga_type type, int mode, int method,
                          int ignore_nan, double q, int pass, int last_pass, int width, char *out)
 {
-    __shared__ int s_done, s_bucket[2];
-    __shared__ long long s_below[2];
+    __shared__ int s_done;
     const int nbins = 1 << width;
     const bool shared = pass == 0 || st->shared;
     if (threadIdx.x == 0) {
         s_done = 0;
-        s_bucket[0] = s_bucket[1] = 0;
-        s_below[0] = s_below[1] = 0;
         if (pass == 0) {
             const long long nans = (long long)__ldcg(&st->nan_count);
             const long long valid = n - (ignore_nan ? nans : 0);
@@ -139,27 +104,12 @@ __device__ void sel_step(SelState *st, int64_t n, int kind, ga_type type, int mo
     __syncthreads();
     if (s_done)
         return;
-    const int per = (nbins + SEL_THREADS - 1) / SEL_THREADS;
-    const int b0 = threadIdx.x * per, b1 = min(b0 + per, nbins);
+    int bucket[2];
+    int64_t below[2];
     for (int tg = 0; tg < 2; ++tg) {
-        const unsigned long long *h = st->hist[shared ? 0 : tg];
-        const long long rank = st->rank[tg];
-        unsigned long long local = 0;
-        for (int b = b0; b < b1; ++b)
-            local += __ldcg(&h[b]);
-        unsigned long long cum = sel_block_exclusive(local);
-        if (local > 0 && (long long)cum <= rank && rank < (long long)(cum + local)) {
-            for (int b = b0; b < b1; ++b) {
-                const unsigned long long c = __ldcg(&h[b]);
-                if (rank < (long long)(cum + c)) {
-                    s_bucket[tg] = b;
-                    s_below[tg] = (long long)cum;
-                    break;
-                }
-                cum += c;
-            }
-        }
-        __syncthreads();
+        int64_t count;
+        ga_block_select_bin<SEL_THREADS>(st->hist[shared ? 0 : tg], nbins, st->rank[tg],
+                                         &bucket[tg], &below[tg], &count);
     }
     for (int b = threadIdx.x; b < nbins; b += SEL_THREADS) {
         st->hist[0][b] = 0;
@@ -168,10 +118,10 @@ __device__ void sel_step(SelState *st, int64_t n, int kind, ga_type type, int mo
     if (threadIdx.x == 0) {
         for (int tg = 0; tg < 2; ++tg) {
             st->prefix[tg] = (pass == 0 ? 0ull : st->prefix[tg] << width) |
-                             (unsigned long long)s_bucket[tg];
-            st->rank[tg] -= s_below[tg];
+                             (unsigned long long)bucket[tg];
+            st->rank[tg] -= below[tg];
         }
-        st->shared = shared && s_bucket[0] == s_bucket[1];
+        st->shared = shared && bucket[0] == bucket[1];
         st->ticket = 0;
         if (last_pass)
             sel_answer<K>(type, mode, ga_from_key<K>((K)st->prefix[0], kind),
@@ -187,8 +137,7 @@ k_select_pass(const K *src, int64_t n, int vector, int kind, ga_type type, int m
               int ignore_nan, double q, SelState *st, int pass, int last_pass, int shift,
               int width, char *out)
 {
-    __shared__ unsigned int sh[2][SEL_BINS];
-    __shared__ int s_last;
+    __shared__ unsigned int sh[2][GA_RADIX_BINS];
     if (pass > 0 && st->done)
         return;
     const bool shared = pass == 0 || st->shared;
@@ -265,14 +214,8 @@ k_select_pass(const K *src, int64_t n, int vector, int kind, ga_type type, int m
         if ((threadIdx.x & 31) == 0 && nans)
             atomicAdd(&st->nan_count, nans);
     }
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0)
-        s_last = atomicAdd(&st->ticket, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!s_last)
+    if (!ga_last_block(&st->ticket))
         return;
-    __threadfence();
     sel_step<K>(st, n, kind, type, mode, method, ignore_nan, q, pass, last_pass, width, out);
 }
 
@@ -353,7 +296,7 @@ k_histogram_edges(const unsigned long long *range, int kind, int64_t nbins, char
     using A = QArith<D>;
     using C = typename A::C;
     auto value = [&](unsigned long long key) {
-        const T x = sel_bits_as<T>(ga_from_key<K>((K)key, kind));
+        const T x = ga_bits_as<T>(ga_from_key<K>((K)key, kind));
         if constexpr (ga_is_float<T>) return A::up(x);
         else return (C)x;
     };
@@ -478,7 +421,7 @@ struct SelectLaunch {
     {
         const int kind = ga_key_kind_of(type);
         const int bits = 8 * (int)sizeof(K);
-        const int passes = (bits + SEL_DIGIT - 1) / SEL_DIGIT;
+        const int passes = ga_radix_passes(bits);
         const int osize = ga_quantile_out_double(type, args->mode) ? 8 : (int)sizeof(K);
         const int vector = ((uintptr_t)src & 15) == 0;
         const int64_t work = vector ? n / (16 / (int64_t)sizeof(K)) : n;
@@ -490,8 +433,8 @@ struct SelectLaunch {
             if (err != cudaSuccess)
                 return err;
             for (int p = 0; p < passes; ++p) {
-                const int width = bits - SEL_DIGIT * p < SEL_DIGIT ? bits - SEL_DIGIT * p : SEL_DIGIT;
-                const int shift = bits - SEL_DIGIT * p - width;
+                int shift, width;
+                ga_radix_digit(bits, p, &shift, &width);
                 k_select_pass<K><<<(unsigned)blocks, SEL_THREADS, 0, stream>>>(
                     (const K *)src, n, vector, kind, type, args->mode, args->method,
                     args->ignore_nan,

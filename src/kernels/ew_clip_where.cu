@@ -1,7 +1,8 @@
-// ew_f.cu -- elementwise loops of group F of ufunc_table.h (see ew_kernels.cuh).
+// ew_clip_where.cu -- elementwise loops of group clip_where of ufunc_table.h (see
+// ew_kernels.cuh), where(), and the dispatch of a loop to its group.
 #include "ew_kernels.cuh"
 
-GA_EW_DEFINE_GROUP(F)
+GA_EW_DEFINE_GROUP(clip_where)
 
 // ============================== where =====================================
 // out = cond ? x : y: a select, so type-blind (keyed by element size).
@@ -108,38 +109,19 @@ extern "C" cudaError_t ga_launch_where(int itemsize, const ga_ew_args *args, cud
 
 // ============================== dispatch ==================================
 
-extern "C" cudaError_t ga_ew_launch_A(int, const ga_ew_args *, cudaStream_t);
-extern "C" cudaError_t ga_ew_launch_B(int, const ga_ew_args *, cudaStream_t);
-extern "C" cudaError_t ga_ew_launch_C(int, const ga_ew_args *, cudaStream_t);
-extern "C" cudaError_t ga_ew_launch_D(int, const ga_ew_args *, cudaStream_t);
-extern "C" cudaError_t ga_ew_launch_E(int, const ga_ew_args *, cudaStream_t);
-extern "C" cudaError_t ga_ew_launch_G(int, const ga_ew_args *, cudaStream_t);
-extern "C" cudaError_t ga_ew_launch_H(int, const ga_ew_args *, cudaStream_t);
-extern "C" cudaError_t ga_ew_launch_I(int, const ga_ew_args *, cudaStream_t);
-extern "C" cudaError_t ga_ew_launch_J(int, const ga_ew_args *, cudaStream_t);
-extern "C" cudaError_t ga_ew_launch_K(int, const ga_ew_args *, cudaStream_t);
-extern "C" cudaError_t ga_ew_launch_M(int, const ga_ew_args *, cudaStream_t);
-extern "C" cudaError_t ga_ew_launch_N(int, const ga_ew_args *, cudaStream_t);
+#define GA_EW_DECLARE(g) \
+    extern "C" cudaError_t ga_ew_launch_##g(int, const ga_ew_args *, cudaStream_t);
+GA_EW_GROUPS(GA_EW_DECLARE)
 
-#define GA_EW_GROUP_OF(g, op, in, out) #g[0],
-static const char loop_group[GA_NLOOPS] = {GA_UFUNC_TABLE(GA_EW_NOU, GA_EW_GROUP_OF)};
+#define GA_EW_GROUP_OF(g, op, in, out) GA_EWG_##g,
+static const unsigned char loop_group[GA_NLOOPS] = {GA_UFUNC_TABLE(GA_EW_NOU, GA_EW_GROUP_OF)};
 
 extern "C" cudaError_t ga_launch_ufunc(int loop, const ga_ew_args *args, cudaStream_t stream)
 {
+#define GA_EW_CALL(g) case GA_EWG_##g: return ga_ew_launch_##g(loop, args, stream);
     if (loop < 0 || loop >= GA_NLOOPS) return cudaErrorInvalidValue;
     switch (loop_group[loop]) {
-    case 'A': return ga_ew_launch_A(loop, args, stream);
-    case 'B': return ga_ew_launch_B(loop, args, stream);
-    case 'C': return ga_ew_launch_C(loop, args, stream);
-    case 'D': return ga_ew_launch_D(loop, args, stream);
-    case 'E': return ga_ew_launch_E(loop, args, stream);
-    case 'G': return ga_ew_launch_G(loop, args, stream);
-    case 'H': return ga_ew_launch_H(loop, args, stream);
-    case 'I': return ga_ew_launch_I(loop, args, stream);
-    case 'J': return ga_ew_launch_J(loop, args, stream);
-    case 'K': return ga_ew_launch_K(loop, args, stream);
-    case 'M': return ga_ew_launch_M(loop, args, stream);
-    case 'N': return ga_ew_launch_N(loop, args, stream);
-    default: return ga_ew_launch_F(loop, args, stream);
+    GA_EW_GROUPS(GA_EW_CALL)
+    default: return cudaErrorInvalidValue;
     }
 }

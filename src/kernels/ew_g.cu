@@ -1,4 +1,0 @@
-// ew_g.cu -- elementwise loops of group G of ufunc_table.h (see ew_kernels.cuh).
-#include "ew_kernels.cuh"
-
-GA_EW_DEFINE_GROUP(G)

@@ -1,4 +1,0 @@
-// ew_m.cu -- elementwise loops of group M of ufunc_table.h (see ew_kernels.cuh).
-#include "ew_kernels.cuh"
-
-GA_EW_DEFINE_GROUP(M)

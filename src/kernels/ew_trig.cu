@@ -1,0 +1,5 @@
+// ew_trig.cu -- the elementwise loops of group trig of
+// ufunc_table.h (see ew_kernels.cuh).
+#include "ew_kernels.cuh"
+
+GA_EW_DEFINE_GROUP(trig)

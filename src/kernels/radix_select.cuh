@@ -1,0 +1,92 @@
+// radix_select.cuh -- the block-level pieces of radix selection: which
+// digit a pass looks at, and which histogram bin holds a given rank.
+//
+// Radix selection finds the k-th smallest of many values without sorting
+// them: on order-preserving keys (sort_keys.cuh), most significant digit
+// first, count the digits of the values whose higher digits match the
+// prefix chosen so far into a histogram, pick the bin that holds rank k,
+// append it to the prefix and subtract the counts below it from k.  The
+// whole-array quantiles (order_stats.cu) and sigma clipping's medians
+// (stats.cu) are built from these two pieces.
+#ifndef GA_RADIX_SELECT_CUH
+#define GA_RADIX_SELECT_CUH
+
+#include "kernel_common.cuh"
+
+#include <cub/block/block_scan.cuh>
+
+// Bits a pass selects on: a histogram of 2048 bins fits a block's shared
+// memory, and 32-bit keys take three passes (11 + 11 + 10), 64-bit six.
+#define GA_RADIX_DIGIT 11
+#define GA_RADIX_BINS (1 << GA_RADIX_DIGIT)
+
+// Passes over keys of `bits` bits.
+__host__ __device__ constexpr int ga_radix_passes(int bits)
+{
+    return (bits + GA_RADIX_DIGIT - 1) / GA_RADIX_DIGIT;
+}
+
+// Pass p covers key bits [shift, shift + width), from the top.
+__host__ __device__ __forceinline__ void ga_radix_digit(int bits, int p, int *shift, int *width)
+{
+    const int hi = bits - GA_RADIX_DIGIT * p;
+    *width = hi < GA_RADIX_DIGIT ? hi : GA_RADIX_DIGIT;
+    *shift = hi - *width;
+}
+
+// Histogram counters: the block's own in shared memory, or the global one
+// other blocks added to (read through L2).
+__device__ __forceinline__ long long ga_radix_count(const unsigned int *p) { return *p; }
+__device__ __forceinline__ long long ga_radix_count(const unsigned long long *p)
+{
+    return (long long)__ldcg(p);
+}
+
+// The bin of a histogram of nbins <= GA_RADIX_BINS counters holding the
+// element of rank `rank` (0-based): every thread gets the bin, the count of
+// elements in lower bins and in the bin (bin nbins - 1 and counts 0 when
+// the histogram holds fewer than rank + 1).  Whole block of THREADS threads;
+// C is the counter type (shared uint32 or global uint64).
+template <int THREADS, class C>
+__device__ void ga_block_select_bin(const C *hist, int nbins, int64_t rank, int *bin,
+                                    int64_t *below, int64_t *count)
+{
+    using Scan = cub::BlockScan<long long, THREADS>;
+    __shared__ typename Scan::TempStorage tmp;
+    __shared__ int s_bin;
+    __shared__ long long s_below, s_count;
+    constexpr int PER = GA_RADIX_BINS / THREADS;
+    long long c[PER], sum = 0;
+    const int first = threadIdx.x * PER;
+#pragma unroll
+    for (int k = 0; k < PER; ++k) {
+        c[k] = first + k < nbins ? ga_radix_count(hist + first + k) : 0;
+        sum += c[k];
+    }
+    long long before;
+    __syncthreads();
+    Scan(tmp).ExclusiveSum(sum, before);
+    if (threadIdx.x == 0) {
+        s_bin = nbins - 1;
+        s_below = s_count = 0;
+    }
+    __syncthreads();
+    if (rank >= before && rank < before + sum) {
+#pragma unroll
+        for (int k = 0; k < PER; ++k) {
+            if (rank < before + c[k]) {
+                s_bin = first + k;
+                s_below = before;
+                s_count = c[k];
+                break;
+            }
+            before += c[k];
+        }
+    }
+    __syncthreads();
+    *bin = s_bin;
+    *below = s_below;
+    *count = s_count;
+}
+
+#endif
