@@ -454,9 +454,33 @@ mm_gemm(ga_array **a, ga_array **b, ga_array *c, mm_shape *p)
     return 0;
 }
 
-/* c = a @ b for bool and integer types (kernels/matmul.cu). */
+/* Real floating products up to this many multiply-adds (batch included:
+ * a 128 x 128 x 128 product) take the tiled kernel: there the host's call
+ * is the cost, and cublasGemmEx alone takes ~9 us of host time for a 64^3
+ * product on the lent H100 (src/kernels/dev/gemm_host_bench.cu), a launch
+ * of the tiled kernel ~4 us.  Larger ones go to cuBLAS, which is faster on
+ * the GPU from there on. */
+#define MM_TILED_MAX_WORK ((int64_t)1 << 21)
+
 static int
-mm_exact(ga_array *a, ga_array *b, ga_array *c, const mm_shape *p)
+mm_small_float(int type, const mm_shape *p)
+{
+    if (type != GA_FLOAT16 && type != GA_FLOAT32 && type != GA_FLOAT64)
+        return 0;
+    int64_t work = 1;
+    for (int d = -3; d < p->nbatch; ++d) {          /* m, n, k, then the batch */
+        int64_t f = d == -3 ? p->m : d == -2 ? p->n : d == -1 ? p->k : p->batch[d];
+        if (f > 0 && work > MM_TILED_MAX_WORK / f)
+            return 0;
+        work *= f;
+    }
+    return 1;
+}
+
+/* c = a @ b on the tiled kernel (kernels/matmul.cu): bool and integer
+ * types, and small real floating products. */
+static int
+mm_tiled(ga_array *a, ga_array *b, ga_array *c, const mm_shape *p)
 {
     ga_matmul_args g = {
         .m = p->m, .n = p->n, .k = p->k, .a = a->data, .b = b->data, .c = c->data,
@@ -467,7 +491,7 @@ mm_exact(ga_array *a, ga_array *b, ga_array *c, const mm_shape *p)
         return -1;
     g.c_bs = st[0], g.a_bs = st[1], g.b_bs = st[2];
     cudaStream_t stream = ga_runtime_device_stream(c->device);
-    GA_LAUNCH_TRY(ga_launch_matmul_exact(c->type, &g, stream), stream);
+    GA_LAUNCH_TRY(ga_launch_matmul_tiled(c->type, &g, stream), stream);
     return 0;
 fail:
     return -1;
@@ -578,8 +602,8 @@ matmul_arrays(ga_array *a, ga_array *b, PyObject *out, PyArray_Descr *dtype)
         }
         if (mm_shape_plan(a->ndim, a->shape, a->strides, b->ndim, b->shape, b->strides, &p) < 0)
             goto fail;
-        if (blas_types(type, &dt, &compute) < 0) {
-            if (mm_exact(a, b, c, &p) < 0)
+        if (blas_types(type, &dt, &compute) < 0 || mm_small_float(type, &p)) {
+            if (mm_tiled(a, b, c, &p) < 0)
                 goto fail;
         } else if (p.k == 0) {
             ga_kscalar zero = {0};

@@ -37,7 +37,7 @@ def test_local_headers_follow_includes(setup_py, tree):
 
 def test_real_kernel_headers(setup_py, monkeypatch):
     monkeypatch.chdir(ROOT)
-    headers = setup_py.local_headers("src/kernels/ew_a.cu", ["src/kernels"])
+    headers = setup_py.local_headers("src/kernels/ew_arith.cu", ["src/kernels"])
     assert {"src/kernels/ew_kernels.cuh", "src/kernels/kernel_common.cuh",
             "src/kernels/ufunc_table.h", "src/kernels/kernels.h"} <= set(headers)
 
@@ -106,10 +106,10 @@ def test_source_groups(setup_py, monkeypatch):
 def test_unity_source_includes_its_files(setup_py, tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(setup_py, "CACHE_DIR", str(tmp_path / "cache"))
-    path, label = setup_py.unity_source(["src/kernels/ew_a.cu", "src/kernels/ew_b.cu"])
-    assert label == "src/kernels/ew_a.cu+ew_b.cu"
+    path, label = setup_py.unity_source(["src/kernels/ew_arith.cu", "src/kernels/ew_bit_logic.cu"])
+    assert label == "src/kernels/ew_arith.cu+ew_bit_logic.cu"
     headers = setup_py.local_headers(path, ["src/kernels"])
-    assert {"src/kernels/ew_a.cu", "src/kernels/ew_b.cu", "src/kernels/ew_kernels.cuh"} <= \
+    assert {"src/kernels/ew_arith.cu", "src/kernels/ew_bit_logic.cu", "src/kernels/ew_kernels.cuh"} <= \
         {os.path.relpath(h, ROOT) if os.path.isabs(h) else h for h in headers}
 
 

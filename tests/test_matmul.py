@@ -676,7 +676,7 @@ def test_matmul_from_threads_on_their_streams(rng):
 def test_cublas_handles_go_at_exit():
     code = textwrap.dedent("""
         import gpuarr as gp
-        x = gp.ones((64, 64), dtype="float32")
+        x = gp.ones((256, 256), dtype="float32")      # above the tiled kernel's size
         y = (x @ x).sum()
         with gp.cuda.Stream():
             z = x @ x
@@ -685,7 +685,7 @@ def test_cublas_handles_go_at_exit():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["262144.0", "262144.0"] and out.stderr == ""
+    assert out.stdout.split() == ["16777216.0", "16777216.0"] and out.stderr == ""
 
 
 @pytest.mark.gpu
@@ -703,15 +703,16 @@ def test_matmul_without_cublas_fails_only_for_floats():
                                       ("the system library path", "libcublas-missing.so.13")]
         x = gp.ones((2, 2), dtype="int32")
         print(int((x @ x).sum()))
+        print(float((gp.ones((2, 2)) @ gp.ones((2, 2))).sum()))   # small: the tiled kernel
         try:
-            gp.ones((2, 2)) @ gp.ones((2, 2))
+            gp.ones((256, 256)) @ gp.ones((256, 256))
         except cublas.CUBLASError as exc:
             print("CUBLASError", "$CUDA_HOME/lib64" in str(exc), "system" in str(exc))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["8", "CUBLASError", "True", "True"]
+    assert out.stdout.split() == ["8", "8.0", "CUBLASError", "True", "True"]
 
 
 # ------------------------------------------------- functions over matmul
@@ -857,3 +858,23 @@ def test_einsum_out_and_dtype(xp, rng):
     assert r is out
     np.testing.assert_allclose(_host(out), np.einsum("ij,jk->ik", a, b, dtype=np.float64),
                                rtol=1e-6)
+
+
+# Real floating products up to 2**21 multiply-adds take the tiled kernel
+# (src/blas.c's MM_TILED_MAX_WORK), larger ones cuBLAS: both sides of the
+# line, transposed and batched, against NumPy.
+TILED_EDGE = [((128, 128), (128, 128)), ((128, 128), (128, 129)), ((1, 2**21), (2**21,)),
+              ((2, 64, 128), (128, 128)), ((3, 64, 128), (128, 128)), ((5, 1, 70), (70, 3)),
+              ((1,), (1, 1)), ((64, 0), (0, 64))]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shapes", TILED_EDGE, ids=str)
+def test_tiled_and_cublas_sides_of_the_size_line(rng, dtype, shapes):
+    a = random_array(rng, shapes[0], dtype, small=True)
+    b = random_array(rng, shapes[1], dtype, small=True)
+    check_matmul(gp.asarray(a) @ gp.asarray(b), a, b)
+    if a.ndim == 2 and b.ndim == 2:
+        at, bt = np.ascontiguousarray(a.T), np.ascontiguousarray(b.T)
+        check_matmul(gp.asarray(at).T @ gp.asarray(bt).T, a, b)      # transposed views

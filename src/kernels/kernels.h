@@ -713,8 +713,10 @@ typedef struct {
 } ga_matmul_args;
 
 /* NumPy's matmul of bool (any of ands) and integer types (sums of products
- * wrapping modulo 2**bits); k == 0 writes zeros (false). */
-cudaError_t ga_launch_matmul_exact(ga_type type, const ga_matmul_args *args,
+ * wrapping modulo 2**bits), and of float16/32/64 (fused multiply-adds in
+ * float or double: src/blas.c sends only small products); k == 0 writes
+ * zeros (false). */
+cudaError_t ga_launch_matmul_tiled(ga_type type, const ga_matmul_args *args,
                                    cudaStream_t stream);
 
 /* ---- spin.cu: test helper ---- */

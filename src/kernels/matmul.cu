@@ -1,4 +1,5 @@
-// matmul.cu -- exact matrix products of bool and integer matrices.
+// matmul.cu -- the tiled matrix product: every bool and integer product,
+// and small real floating ones.
 //
 // cuBLAS has no exact integer GEMM (its int8 path accumulates in int32 and
 // saturates or needs particular layouts), so NumPy's integer matmul -- the
@@ -6,6 +7,11 @@
 // kernel.  Signed and unsigned types of one width share an instantiation:
 // two's-complement products and sums modulo 2**bits are the same bits.
 // Bool products are NumPy's: any(a[i, :] & b[:, j]).
+// Real floating products small enough that the host's call is the cost
+// (src/blas.c decides; cuBLAS's own cublasGemmEx takes ~9 us of host time
+// for a 64 x 64 product on the lent H100, a launch of this kernel ~4 us)
+// accumulate in float (float16, float32) or double with fused multiply-adds,
+// as cuBLAS's COMPUTE_32F/64F do.
 //
 // Each block of 16 x 16 threads computes a 64 x 64 tile of one product of
 // the batch, each thread a 4 x 4 grid of it (rows ty + 16 i, columns
@@ -25,14 +31,20 @@ constexpr int DEPTH = 16;             // the k-slab staged per step
 
 // The accumulator: the operand width, at least 32 bits (uint16 * uint16
 // would promote to int and overflow, which is undefined).
+// Floating types: float (float16 and float32) or double.
 template <class T> struct acc_of { using type = uint32_t; };
 template <> struct acc_of<uint64_t> { using type = uint64_t; };
+template <> struct acc_of<__half> { using type = float; };
+template <> struct acc_of<float> { using type = float; };
+template <> struct acc_of<double> { using type = double; };
 
 template <class T, class A>
 __device__ __forceinline__ A load(const char *p)
 {
     if constexpr (ga_same<T, bool>)
         return *(const uint8_t *)p != 0;
+    else if constexpr (ga_is_half<T>)
+        return __half2float(*(const T *)p);
     else
         return (A)*(const T *)p;
 }
@@ -41,7 +53,7 @@ __device__ __forceinline__ A load(const char *p)
 
 template <class T>
 __global__ void __launch_bounds__(THREADS * THREADS)
-k_matmul_exact(ga_matmul_args g, int64_t batch, int64_t row_blocks)
+k_matmul_tiled(ga_matmul_args g, int64_t batch, int64_t row_blocks)
 {
     using A = typename acc_of<T>::type;
     __shared__ A ta[DEPTH][TILE + 1], tb[DEPTH][TILE + 1];   // [k][row], [k][column]
@@ -106,7 +118,7 @@ k_matmul_exact(ga_matmul_args g, int64_t batch, int64_t row_blocks)
                     if constexpr (ga_same<T, bool>)
                         *(uint8_t *)(pc + row * g.c_rs + col * g.c_cs) = acc[i][j] != 0;
                     else
-                        *(T *)(pc + row * g.c_rs + col * g.c_cs) = (T)acc[i][j];
+                        *(T *)(pc + row * g.c_rs + col * g.c_cs) = ga_convert<T>(acc[i][j]);
                 }
             }
         }
@@ -114,7 +126,7 @@ k_matmul_exact(ga_matmul_args g, int64_t batch, int64_t row_blocks)
 }
 
 template <class T>
-cudaError_t matmul_exact(const ga_matmul_args *g, cudaStream_t stream)
+cudaError_t matmul_tiled(const ga_matmul_args *g, cudaStream_t stream)
 {
     const int64_t batch = ga_kshape_size(&g->batch);
     const int64_t col_blocks = (g->n + TILE - 1) / TILE;
@@ -123,18 +135,21 @@ cudaError_t matmul_exact(const ga_matmul_args *g, cudaStream_t stream)
         return cudaErrorInvalidValue;
     const dim3 grid((unsigned)col_blocks, (unsigned)(row_blocks < 65535 ? row_blocks : 65535),
                     (unsigned)(batch < 65535 ? batch : 65535));
-    k_matmul_exact<T><<<grid, dim3(THREADS, THREADS), 0, stream>>>(*g, batch, row_blocks);
+    k_matmul_tiled<T><<<grid, dim3(THREADS, THREADS), 0, stream>>>(*g, batch, row_blocks);
     return cudaGetLastError();
 }
 
 // bool, or an integer type as the unsigned one of its width (a wrapping
-// product and sum give the same bits whatever the sign).
+// product and sum give the same bits whatever the sign); a real floating
+// type as itself.
 struct MatmulLaunch {
     const ga_matmul_args *args; cudaStream_t stream;
     template <class T> cudaError_t operator()()
     {
         if constexpr (ga_integral<T>)
-            return matmul_exact<ga_unsigned<T>>(args, stream);
+            return matmul_tiled<ga_unsigned<T>>(args, stream);
+        else if constexpr (ga_is_float<T>)
+            return matmul_tiled<T>(args, stream);
         else
             return cudaErrorInvalidValue;
     }
@@ -143,7 +158,7 @@ struct MatmulLaunch {
 
 // ============================== launchers ==================================
 
-extern "C" cudaError_t ga_launch_matmul_exact(ga_type type, const ga_matmul_args *args,
+extern "C" cudaError_t ga_launch_matmul_tiled(ga_type type, const ga_matmul_args *args,
                                               cudaStream_t stream)
 {
     if (args->m == 0 || args->n == 0 || ga_kshape_size(&args->batch) == 0)
