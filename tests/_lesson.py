@@ -32,3 +32,16 @@ def lesson_clipper(data_flat, kappa=3, xp=np, std=None, trace=None):
             break
         data_flat = clipped_both
     return data_flat
+
+
+def clip_sample(rng, shape, dtype=np.float32, outliers=0.03):
+    """Sigma clipping's test data: normal values around 10 with a fraction
+    of large positive and negative outliers (integers: x 4, rounded)."""
+    x = rng.normal(10.0, 2.0, shape)
+    flat = x.reshape(-1)
+    k = max(1, int(flat.size * outliers))
+    idx = rng.choice(flat.size, k, replace=False)
+    flat[idx] += rng.choice([-1.0, 1.0], k, p=[0.3, 0.7]) * rng.uniform(8.0, 80.0, k)
+    if np.dtype(dtype).kind in "iu":
+        return np.round(x * 4).astype(dtype)
+    return x.astype(dtype)

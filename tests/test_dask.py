@@ -17,6 +17,8 @@ import scipy.ndimage as ndi
 
 from gpuarr.dask import _merge
 
+from _lesson import clip_sample
+
 
 def split(image, chunks):
     """A grid (object array) of the blocks of image cut at the chunk sizes
@@ -275,15 +277,6 @@ def reference_clip(x, sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5, c
                 survivors=x.ravel()[inside(lo, hi)], stats=tuple(T(s) for s in stats))
 
 
-def clip_sample(rng, shape, dtype, outliers=0.05):
-    x = rng.normal(10.0, 2.0, shape)
-    flat = x.reshape(-1)
-    k = max(1, int(flat.size * outliers))
-    idx = rng.choice(flat.size, k, replace=False)
-    flat[idx] += rng.choice([-1.0, 1.0], k, p=[0.3, 0.7]) * rng.uniform(8.0, 80.0, k)
-    if np.dtype(dtype).kind in "iu":
-        return np.round(x * 4).astype(dtype)
-    return x.astype(dtype)
 
 
 def chunkings(rng, shape):
@@ -319,7 +312,7 @@ def masks_agree(got, want, x, lo, hi):
                                               ("median", "mad_std"), ("mean", "mad_std")])
 def test_dask_sigma_clip_equals_whole_array(rng, da, dtype, cenfunc, stdfunc):
     from gpuarr.dask import stats
-    x = clip_sample(rng, (61, 47), dtype)
+    x = clip_sample(rng, (61, 47), dtype, outliers=0.05)
     exact = np.dtype(dtype) == np.float32 or (cenfunc, stdfunc) == ("median", "mad_std")
     for chunks, kw in zip(chunkings(rng, x.shape) * 2,
                           (dict(), dict(sigma=2.5, maxiters=None),
@@ -347,7 +340,7 @@ def test_dask_sigma_clip_equals_whole_array(rng, da, dtype, cenfunc, stdfunc):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 def test_dask_sigma_clipped_stats_equal_whole_array(rng, da, dtype):
     from gpuarr.dask import stats
-    x = clip_sample(rng, (50, 70), dtype)
+    x = clip_sample(rng, (50, 70), dtype, outliers=0.05)
     for chunks, kw in zip(chunkings(rng, x.shape) * 2,
                           (dict(), dict(maxiters=None, std_ddof=1),
                            dict(cenfunc="mean", stdfunc="mad_std", sigma=2.5),
@@ -365,7 +358,7 @@ def on_bounds(rng, dtype, sigma):
     """Data with values exactly on the first clip's bounds (median and
     MAD-based std, both exact selections): copies of the bounds and of the
     median, two on either side of both medians, leave them unchanged."""
-    x = clip_sample(rng, 999, dtype)
+    x = clip_sample(rng, 999, dtype, outliers=0.05)
     first = reference_clip(x, sigma=sigma, maxiters=1, stdfunc="mad_std")
     med = np.median(x)
     extra = np.array([first["lo"], med, med, first["hi"]] * 3, dtype)
@@ -439,7 +432,7 @@ def test_dask_sigma_clip_empties_and_masks(rng, da):
     e = da.zeros((0, 3), chunks=2)
     assert all(np.isnan(stats.sigma_clipped_stats(e)))
     assert stats.sigma_clip(e, masked=False).compute().size == 0
-    y = clip_sample(rng, (30, 40), np.float64)
+    y = clip_sample(rng, (30, 40), np.float64, outliers=0.05)
     m = rng.random(y.shape) < 0.1
     y[5, :] = -999.0
     want = reference_clip(np.where(m | (y == -999.0), np.nan, y))["stats"]
@@ -454,7 +447,7 @@ def test_dask_sigma_clip_empties_and_masks(rng, da):
 def test_dask_sigma_clip_like_astropy(rng, da):
     astropy_stats = pytest.importorskip("astropy.stats")
     from gpuarr.dask import stats
-    x = clip_sample(rng, (80, 90), np.float64)
+    x = clip_sample(rng, (80, 90), np.float64, outliers=0.05)
     d = da.from_array(x, chunks=(17, 31))
     for kw in (dict(), dict(maxiters=None, sigma=2.5), dict(stdfunc="mad_std")):
         with warnings.catch_warnings():
@@ -469,7 +462,7 @@ def test_dask_sigma_clip_like_astropy(rng, da):
 
 def test_dask_clipped_array(rng, da):
     from gpuarr.dask import stats
-    x = clip_sample(rng, (20, 30), np.float32)
+    x = clip_sample(rng, (20, 30), np.float32, outliers=0.05)
     got = stats.sigma_clip(da.from_array(x, chunks=(7, 11)), sigma=2)
     want = reference_clip(x, sigma=2)["mask"]
     assert got.shape == x.shape and got.dtype == x.dtype and got.ndim == 2 and got.size == x.size
@@ -513,7 +506,7 @@ def test_dask_sigma_clip_of_gpuarr_chunks(rng, da, dtype):
     import gpuarr as gp
     from gpuarr import stats as single
     from gpuarr.dask import stats
-    x = clip_sample(rng, (300, 500), dtype)
+    x = clip_sample(rng, (300, 500), dtype, outliers=0.05)
     d = da.from_array(x, chunks=(128, 200)).map_blocks(gp.asarray,
                                                         meta=gp.empty((0, 0), dtype=dtype))
     whole = gp.asarray(x)

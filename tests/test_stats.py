@@ -13,7 +13,7 @@ import pytest
 import gpuarr as gp
 from gpuarr import stats
 
-from _lesson import lesson_clipper
+from _lesson import clip_sample as sample, lesson_clipper
 
 # Arrays above this many elements take the whole-GPU path (one cooperative
 # launch, or one launch per pass); smaller ones and rows take the one-block
@@ -33,17 +33,6 @@ def per_pass(request, monkeypatch):
     return request.param
 
 
-def sample(rng, shape, dtype=np.float32, outliers=0.03):
-    """Normal data around 10 with a few large positive and negative
-    outliers (what sigma clipping is for)."""
-    x = rng.normal(10.0, 2.0, shape)
-    flat = x.reshape(-1)
-    k = max(1, int(flat.size * outliers))
-    idx = rng.choice(flat.size, k, replace=False)
-    flat[idx] += rng.choice([-1.0, 1.0], k, p=[0.3, 0.7]) * rng.uniform(8.0, 80.0, k)
-    if np.dtype(dtype).kind in "iu":
-        return np.round(x * 4).astype(dtype)
-    return x.astype(dtype)
 
 
 def tolerance(dtype):
