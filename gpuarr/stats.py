@@ -80,9 +80,10 @@ __all__ = ["sigma_clip", "sigma_clipped_stats", "kappa_sigma_clip", "ClippedArra
 # array (tools/probe_stats.py compares the two).
 _PER_PASS = False
 
-# _clip_extract fields.  These stay here: they are ga_launch_clip_extract's
-# codes (src/kernels/stats.cu), which kernels.h does not name for C to export.
-_LOWER, _UPPER, _MEAN, _MEDIAN, _STD, _ITERATIONS = range(6)
+# _clip_extract fields (kernels.h's GA_CLIP_*)
+_LOWER, _UPPER, _MEAN, _MEDIAN, _STD, _ITERATIONS = (
+    _core.GA_CLIP_LOWER, _core.GA_CLIP_UPPER, _core.GA_CLIP_MEAN, _core.GA_CLIP_MEDIAN,
+    _core.GA_CLIP_STD, _core.GA_CLIP_ITERATIONS)
 
 
 class ClippedArray:

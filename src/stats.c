@@ -241,9 +241,9 @@ fail:
     return NULL;
 }
 
-/* _clip_extract(data, rowlen, state, field) -> one value per row: field 0
- * lower bound, 1 upper bound, 2 mean, 3 median, 4 std (data's dtype), 5
- * iterations (int64). */
+/* _clip_extract(data, rowlen, state, field) -> one value per row: field a
+ * GA_CLIP_* code (kernels.h; exported as _core.GA_CLIP_*): a bound or a
+ * statistic in data's dtype, or the iterations (int64). */
 static PyObject *
 py_clip_extract(PyObject *self, PyObject *args)
 {
@@ -259,12 +259,13 @@ py_clip_extract(PyObject *self, PyObject *args)
     if (clip_check_data(data, rowlen, &nrows) < 0 || clip_check_state(state, nrows) < 0)
         return NULL;
     stream = ga_runtime_device_stream(data->device);
-    if (field < 0 || field > 5) {
+    if (field < 0 || field >= GA_CLIP_NFIELDS) {
         PyErr_SetString(PyExc_ValueError, "bad field");
         return NULL;
     }
-    PyArray_Descr *descr = field == 5 ? PyArray_DescrFromType(NPY_INT64) : data->descr;
-    if (field != 5)
+    PyArray_Descr *descr = field == GA_CLIP_ITERATIONS ? PyArray_DescrFromType(NPY_INT64)
+                                                       : data->descr;
+    if (field != GA_CLIP_ITERATIONS)
         Py_INCREF(descr);
     out = ga_array_empty(1, (npy_intp[]){nrows}, descr, 0, data->device);
     if (out == NULL)
@@ -295,5 +296,10 @@ static PyMethodDef stats_functions[] = {
 int
 ga_stats_init(PyObject *m)
 {
+    /* _clip_extract's fields, for gpuarr/stats.py */
+    if (PyModule_AddIntMacro(m, GA_CLIP_LOWER) < 0 || PyModule_AddIntMacro(m, GA_CLIP_UPPER) < 0 ||
+        PyModule_AddIntMacro(m, GA_CLIP_MEAN) < 0 || PyModule_AddIntMacro(m, GA_CLIP_MEDIAN) < 0 ||
+        PyModule_AddIntMacro(m, GA_CLIP_STD) < 0 || PyModule_AddIntMacro(m, GA_CLIP_ITERATIONS) < 0)
+        return -1;
     return PyModule_AddFunctions(m, stats_functions);
 }

@@ -692,8 +692,9 @@ cudaError_t ga_launch_clip_count(const ga_clip_args *a, int use_bounds, int64_t 
                                  cudaStream_t stream);
 cudaError_t ga_launch_clip_compact(const ga_clip_args *a, int use_bounds, void *out,
                                    cudaStream_t stream);
-/* out[r] = a field of row r's state (0 bound_lo, 1 bound_hi, 2 mean,
- * 3 median, 4 std, 5 iterations) as the data type (iterations: int64). */
+/* out[r] = a field of row r's state as the data type (iterations: int64). */
+enum { GA_CLIP_LOWER, GA_CLIP_UPPER, GA_CLIP_MEAN, GA_CLIP_MEDIAN, GA_CLIP_STD,
+       GA_CLIP_ITERATIONS, GA_CLIP_NFIELDS };
 cudaError_t ga_launch_clip_extract(const ga_clip_args *a, int field, void *out,
                                    cudaStream_t stream);
 

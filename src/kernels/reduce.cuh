@@ -628,7 +628,10 @@ cudaError_t launch(const ga_reduce_args &a, cudaStream_t stream)
 }
 
 // Op over an integer or bool input (bool reads as uint8); other types are
-// the caller's.
+// the caller's.  The reductions' dispatch stays a switch, not ga_visit_type:
+// each case maps several dtypes onto one instantiation and its accumulator
+// (a table per family in reduce_*.cu), which a visitor over every dtype
+// would instantiate once per dtype.
 template <class Op>
 cudaError_t launch_integer(const ga_reduce_args &a, cudaStream_t s)
 {

@@ -11,7 +11,7 @@ namespace ga_red {
 template <template <class> class Op>
 static cudaError_t extreme_like(const ga_reduce_args &a, cudaStream_t s)
 {
-    switch (a.in_type) {
+    switch (a.in_type) {   // dtype -> instantiation table (reduce.cuh: why a switch)
     case GA_BOOL:
     case GA_UINT8: return launch<Op<uint64_t>, uint8_t>(a, s);
     case GA_UINT16: return launch<Op<uint64_t>, uint16_t>(a, s);

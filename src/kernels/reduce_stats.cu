@@ -10,7 +10,7 @@ namespace ga_red {
 
 static cudaError_t count(const ga_reduce_args &a, cudaStream_t s)
 {
-    switch (a.in_type) {
+    switch (a.in_type) {   // dtype -> instantiation table (reduce.cuh: why a switch)
     case GA_BOOL:
     case GA_INT8:
     case GA_UINT8: return launch<CountOp, uint8_t>(a, s);

@@ -13,7 +13,7 @@ namespace ga_red {
 template <template <class> class Op>
 static cudaError_t sum_like(const ga_reduce_args &a, cudaStream_t s)
 {
-    switch (a.in_type) {
+    switch (a.in_type) {   // dtype -> instantiation table (reduce.cuh: why a switch)
     case GA_BOOL:
     case GA_UINT8: return launch<Op<uint64_t>, uint8_t>(a, s);
     case GA_INT8: return launch<Op<uint64_t>, int8_t>(a, s);

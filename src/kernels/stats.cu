@@ -1033,12 +1033,14 @@ __global__ void k_clip_extract(ga_clip_args a, int field, void *out)
 {
     GA_GRID_STRIDE(r, a.nrows) {
         const ga_clip_state &st = a.state[r];
-        if (field == 5) {
+        if (field == GA_CLIP_ITERATIONS) {
             ((int64_t *)out)[r] = st.iterations;
             continue;
         }
-        const double v = field == 0 ? st.bound_lo : field == 1 ? st.bound_hi
-                       : field == 2 ? st.mean : field == 3 ? st.median : st.std;
+        const double v = field == GA_CLIP_LOWER ? st.bound_lo
+                       : field == GA_CLIP_UPPER ? st.bound_hi
+                       : field == GA_CLIP_MEAN ? st.mean
+                       : field == GA_CLIP_MEDIAN ? st.median : st.std;
         ((T *)out)[r] = (T)v;
     }
 }
