@@ -218,6 +218,10 @@ def _quantile(a, q, mode, ignore_nan, axis, out, keepdims, method=0):
             moved = a.transpose(keep + list(axes))
             work = moved.reshape(moved.shape[:len(keep)] + (math.prod(moved.shape[len(keep):]),))
             cax = len(keep)
+    if a.size == 0 and axes == ():
+        # NumPy reshapes the empty array to add the quantile axis and fails
+        raise ValueError(f"cannot reshape array of size 0 into shape "
+                         f"({','.join(str(n) for n in a.shape)},newaxis)")
     reduced = () if cax is None else tuple(n for d, n in enumerate(work.shape) if d != cax)
     qshape = () if q is None else q.shape
     length = a.size if cax is None else work.shape[cax]
@@ -278,6 +282,13 @@ def _check_method(method, weights, interpolation):
     return _METHODS[method]
 
 
+def _nan_of_empty(a, axis, out, keepdims):
+    """NumPy's nan* quantiles of an empty array: nanmean(a, axis), whatever
+    q and method (numpy.nanmedian and _nanquantile_unchecked say so)."""
+    from ._reductions import nanmean
+    return nanmean(a, axis=axis, out=out, keepdims=keepdims)
+
+
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median by radix selection (no sort): a 0-d device array for
     axis=None; NaN if any element is NaN."""
@@ -287,6 +298,9 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median ignoring NaNs (NaN for an all-NaN slice, without NumPy's
     warning)."""
+    a = _device(a)
+    if a.size == 0:
+        return _nan_of_empty(a, axis, out, keepdims)
     return _quantile(a, None, _MEDIAN, True, axis, out, keepdims)
 
 
@@ -295,6 +309,10 @@ def _percentile_like(a, q, axis, out, keepdims, method, weights, interpolation, 
     code = _check_method(method, weights, interpolation)
     qa, qtype = _q_array(q, scale, name)
     a = _device(a)
+    if ignore_nan and a.size == 0:
+        if a.dtype.kind == "c":
+            raise TypeError("a must be an array of real numbers")
+        return _nan_of_empty(a, axis, out, keepdims)
     # NumPy interpolates in q's dtype: a Python scalar or q of a float
     # array's own dtype keeps that dtype ('weak'); float64 q computes in
     # float64; other q dtypes give result_type(a, q), computed in float64.

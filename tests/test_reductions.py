@@ -54,11 +54,13 @@ def sample(rng, shape, dtype, func=""):
 def scale_of(func, x, axis, keepdims):
     """The size of the rounding error to allow: NumPy and the device add in
     different orders (and the device in double), so sums differ by a few
-    units of sum(|x|), means of mean(|x|)."""
-    if x.dtype.kind not in "fc" or x.size == 0:
+    units of sum(|x|), means of mean(|x|).  Integer sums are exact, but
+    integer means add in float64 too: where the values cancel, the mean is
+    far smaller than the rounding of the sum (int64 over its whole range)."""
+    if x.dtype.kind not in "fciu" or x.size == 0:
         return 0.0
     ax = np.abs(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64))
-    if func in ("sum", "nansum"):
+    if func in ("sum", "nansum") and x.dtype.kind in "fc":
         return np.nansum(ax, axis=axis, keepdims=keepdims)
     if func in ("mean", "nanmean"):
         with warnings.catch_warnings():

@@ -671,3 +671,34 @@ def test_kappa_sigma_clipper_keeps_the_same_pixels_as_numpy():
     assert len(got) == len(want)
     np.testing.assert_allclose(float(gp.std(got)), float(np.std(want)), rtol=1e-5)
     np.testing.assert_array_equal(np.sort(got.get()), np.sort(want))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("func, args", [("median", ()), ("nanmedian", ()),
+                                        ("percentile", (10.0,)), ("nanpercentile", ([0.0],)),
+                                        ("quantile", (0.5,)), ("nanquantile", ([0.5, 0.25],))])
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float32])
+def test_quantiles_of_empty_arrays_follow_numpy(func, args, dtype):
+    """NumPy's empty-array rules: the nan forms return nanmean(a, axis),
+    whatever q; the others raise ValueError for axis=() (NumPy's reshape
+    fails), IndexError for a q of an empty slice, NaN for a median."""
+    for shape, axis in [((0,), None), ((0,), ()), ((1, 0), 0), ((2, 0), 1), ((2, 0), ()),
+                        ((0, 3), 0)]:
+        h = np.zeros(shape, dtype)
+        kw = {"axis": axis}
+        if "percentile" in func or "quantile" in func:
+            kw["method"] = "lower" if dtype == np.bool_ else "linear"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                want, exc = getattr(np, func)(h, *args, **kw), None
+            except (ValueError, IndexError, TypeError) as e:
+                want, exc = None, e
+            if exc is not None:
+                with pytest.raises(type(exc)):
+                    getattr(gp, func)(gp.asarray(h), *args, **kw)
+                continue
+            got = getattr(gp, func)(gp.asarray(h), *args, **kw).get()
+        want = np.asarray(want)
+        assert (got.shape, got.dtype) == (want.shape, want.dtype), (shape, axis)
+        np.testing.assert_array_equal(got, want)
