@@ -6,22 +6,6 @@ from ._manipulation import repeat
 from ._ufuncs import around, clip
 
 
-def _conj(a):
-    return _core.ufuncs["conjugate"](a)
-
-
-def _clip(a, min=None, max=None, out=None, **kwargs):  # noqa: A002
-    return clip(a, min, max, out, **kwargs)
-
-
-def _round(a, decimals=0, out=None):
-    return around(a, decimals, out)
-
-
-def _repeat(a, repeats, axis=None):
-    return repeat(a, repeats, axis)
-
-
 def _tobytes(a, order="C"):
     """The bytes of the host copy, as numpy.ndarray.tobytes."""
     return a.get().tobytes(order)
@@ -37,7 +21,8 @@ def _contains(a, value):
     return bool(_core.ufuncs["equal"](a, value).any())
 
 
-for _name, _f in (("conj", _conj), ("conjugate", _conj), ("clip", _clip), ("round", _round),
-                  ("repeat", _repeat), ("tobytes", _tobytes), ("tofile", _tofile),
-                  ("__contains__", _contains)):
+# the array is the functions' first argument, as the forwarder passes it
+for _name, _f in (("conj", _core.ufuncs["conjugate"]), ("conjugate", _core.ufuncs["conjugate"]),
+                  ("clip", clip), ("round", around), ("repeat", repeat),
+                  ("tobytes", _tobytes), ("tofile", _tofile), ("__contains__", _contains)):
     _core._register_helper(f"ndarray.{_name}", _f)

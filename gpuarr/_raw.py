@@ -22,7 +22,6 @@ from .cuda import compiler as _compiler
 
 __all__ = ["RawKernel", "RawModule"]
 
-_arch_cache = {}
 _libraries = {}   # binary key -> _core._Library
 
 
@@ -35,17 +34,6 @@ def load(binary):
     if lib is None:
         lib = _libraries[binary.key] = _core._Library(binary.data)
     return lib
-
-
-def _device_arch(device):
-    """The compute capability of ``device`` as an int (90 for an H100)."""
-    arch = _arch_cache.get(device)
-    if arch is None:
-        attrs = _core._device_attrs
-        major = _core._device_attribute(attrs["cudaDevAttrComputeCapabilityMajor"], device)
-        minor = _core._device_attribute(attrs["cudaDevAttrComputeCapabilityMinor"], device)
-        arch = _arch_cache[device] = 10 * major + minor
-    return arch
 
 
 def _check_options(options, backend, jitify, translate_cucomplex):
@@ -133,7 +121,7 @@ class _Compiled:
 
     def library(self, device):
         """(library, binary) for `device`'s architecture."""
-        binary = self.binary(_device_arch(device))
+        binary = self.binary(_compiler.device_arch(device))
         return load(binary), binary
 
     def symbol(self, name, binary):

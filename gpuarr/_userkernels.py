@@ -33,8 +33,9 @@ import numpy
 
 from . import _core
 from ._manipulation import broadcast_to
-from ._raw import _device_arch, load
+from ._raw import load
 from .cuda import compiler as _compiler
+from .cuda.compiler import device_arch
 
 __all__ = ["ElementwiseKernel", "ReductionKernel"]
 
@@ -254,7 +255,7 @@ def _compile(source, name, options, device):
     headers on the include path) and loaded."""
     binary = _compiler.compile_code(source, f"{name}.cu",
                                     tuple(options) + (f"-I{_compiler.include_dir()}",),
-                                    arch=_device_arch(device))
+                                    arch=device_arch(device))
     return load(binary)
 
 

@@ -766,7 +766,7 @@ static PyMethodDef blas_functions[] = {
     {"matmul", (PyCFunction)(void (*)(void))py_matmul, METH_FASTCALL | METH_KEYWORDS,
      "matmul(x1, x2, /, out=None, *, dtype=None)\n--\n\nMatrix product of two arrays, "
      "NumPy's matmul: 1-d operands are promoted, leading dimensions broadcast; floating "
-     "types on cuBLAS, bool and integers exact."},
+     "types on cuBLAS (small real products on gpuarr's tiled kernel), bool and integers exact."},
     {"_matmul_plan", py_matmul_plan, METH_VARARGS, "The plan of a matrix product (tests)."},
     {"_blas_load", py_blas_load, METH_O, "Load cuBLAS from a path or soname."},
     {"_blas_loaded", py_blas_loaded, METH_NOARGS, "Whether cuBLAS is loaded."},

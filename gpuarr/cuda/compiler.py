@@ -285,6 +285,21 @@ def include_dir():
     return d
 
 
+_arch_cache = {}
+
+
+def device_arch(device):
+    """The compute capability of ``device`` as an int (90 for an H100)."""
+    arch = _arch_cache.get(device)
+    if arch is None:
+        from .. import _core
+        attrs = _core._device_attrs
+        major = _core._device_attribute(attrs["cudaDevAttrComputeCapabilityMajor"], device)
+        minor = _core._device_attribute(attrs["cudaDevAttrComputeCapabilityMinor"], device)
+        arch = _arch_cache[device] = 10 * major + minor
+    return arch
+
+
 def _raw_compile(source, name, options, name_expressions, kind):
     import ctypes
     lib = _nvrtc()
@@ -482,8 +497,7 @@ def compile_code(source, name="kernel.cu", options=(), name_expressions=(), arch
     name_expressions = tuple(name_expressions)
     if arch is None:
         from .. import _core
-        from .._raw import _device_arch
-        arch = _device_arch(_core.get_device_id())
+        arch = device_arch(_core.get_device_id())
     kind, target = target_for(int(arch))
     full = options + (f"-arch={'sm' if kind == 'cubin' else 'compute'}_{target}",)
     full += tuple(f"-I{d}" for d in _cuda_include_dirs())

@@ -256,7 +256,10 @@ class _Stack:
 
 
 def _infos(count):
-    return _core.empty((max(count, 1),), dtype=numpy.int32)
+    """cuSOLVER's info words, zeroed: a routine that writes them only when
+    something fails leaves 0, not whatever the pool's block held (and
+    compute-sanitizer's initcheck sees no read of unwritten memory)."""
+    return _core.zeros((max(count, 1),), dtype=numpy.int32)
 
 
 def _raise_if_failed(info, message):
