@@ -225,19 +225,48 @@ def test_dask_median_nan_and_2d(rng, da):
 # ================================== sigma clipping across chunks ====
 
 def reference_clip(x, sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5, cenfunc="median",
-                   stdfunc="std", std_ddof=0, inclusive=True):
+                   stdfunc="std", std_ddof=0, inclusive=True, axis=None):
     """gpuarr.stats' clipping of the whole array, written plainly with
     NumPy (the semantics gpuarr/stats.py documents): the survivors are the
     values inside the intersection of all bounds; each clip forms its
     bounds in the data's precision from the median (or mean) and the std
     (float64, rounded) or MAD-based std of the survivors; the loop ends
     after maxiters clips or a clip that removes nothing; a clip of nothing
-    gives NaN bounds.  A dict of bounds, mask, survivors and statistics."""
+    gives NaN bounds.  With axis, each row (the values along the axes at
+    one index of the others) is clipped so, one at a time, except that a
+    clip of nothing keeps the bounds that emptied the row (astropy's rows);
+    bounds and statistics then have the other axes' shape, and "filled" is
+    masked=False's NaN-filled copy.  A dict of bounds, mask, survivors (axis
+    None) and statistics."""
     from gpuarr import stats as single
-    cen_median, std_mad, lower, upper, maxiters, ddof = single._check(
-        sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc, std_ddof)
+    checked = single._check(sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc,
+                            std_ddof)
     T = single._work_dtype(x.dtype).type
-    v = x.astype(T).ravel()
+    if axis is None:
+        got = reference_row(x.astype(T).ravel(), checked, inclusive, keep_last=False)
+        got.update(mask=got["mask"].reshape(x.shape), survivors=x.ravel()[got["inside"]])
+        return got
+    axes = tuple(a % x.ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
+    dest = tuple(range(x.ndim - len(axes), x.ndim))
+    moved = np.moveaxis(x.astype(T), axes, dest)
+    reduced = moved.shape[:x.ndim - len(axes)]
+    rows = [reference_row(row.ravel(), checked, inclusive, keep_last=True)
+            for row in moved.reshape((-1,) + moved.shape[len(reduced):])]
+    mask = np.moveaxis(np.stack([r["mask"] for r in rows]).reshape(moved.shape), dest, axes)
+    filled = np.where(mask, np.nan, x.astype(T)).astype(x.dtype if x.dtype.kind == "f"
+                                                         else np.float32)
+    return dict(lo=np.array([r["lo"] for r in rows], T).reshape(reduced),
+                hi=np.array([r["hi"] for r in rows], T).reshape(reduced),
+                mask=mask, filled=filled,
+                stats=tuple(np.array([r["stats"][k] for r in rows], T).reshape(reduced)
+                            for k in range(3)),
+                iterations=np.array([r["iterations"] for r in rows]).reshape(reduced))
+
+
+def reference_row(v, checked, inclusive, keep_last):
+    """reference_clip of one row of values in the working dtype."""
+    cen_median, std_mad, lower, upper, maxiters, ddof = checked
+    T = v.dtype.type
     big = np.finfo(T).max if inclusive else np.inf
 
     def inside(lo, hi):
@@ -255,7 +284,8 @@ def reference_clip(x, sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5, c
     while maxiters < 0 or it < maxiters:
         s = v[inside(lo, hi)]
         if s.size == 0:
-            blo = bhi = np.nan
+            if not keep_last:
+                blo = bhi = np.nan
             stats = (np.nan,) * 3
             break
         if it > 0 and s.size == prev:
@@ -273,10 +303,8 @@ def reference_clip(x, sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5, c
     mask = ~np.isfinite(v)
     if not (np.isnan(blo) or np.isnan(bhi)):
         mask |= (v < blo) | (v > bhi) if inclusive else ~((v > blo) & (v < bhi))
-    return dict(lo=T(blo), hi=T(bhi), mask=mask.reshape(x.shape),
-                survivors=x.ravel()[inside(lo, hi)], stats=tuple(T(s) for s in stats))
-
-
+    return dict(lo=T(blo), hi=T(bhi), mask=mask, inside=inside(lo, hi), iterations=it,
+                stats=tuple(T(s) for s in stats))
 
 
 def chunkings(rng, shape):
@@ -480,7 +508,13 @@ def test_dask_clipped_array(rng, da):
     (dict(stdfunc=np.std), TypeError, "stdfunc"),
     (dict(sigma="3"), TypeError, "sigma"),
     (dict(maxiters=-1), ValueError, "maxiters"),
-    (dict(axis=0), NotImplementedError, "axis"),
+    (dict(axis=1), np.exceptions.AxisError, "axis"),
+    (dict(axis=-2), np.exceptions.AxisError, "axis"),
+    (dict(axis=(0, -1)), ValueError, "axis: repeated"),
+    (dict(axis=1.0), TypeError, "axis must be"),
+    (dict(axis=(0, "1")), TypeError, "axis must be"),
+    (dict(axis=True), TypeError, "axis must be"),
+    (dict(axis=0, maxiters=2.5), TypeError, "maxiters"),
 ])
 def test_dask_sigma_clip_bad_arguments(da, kw, exc, word):
     from gpuarr.dask import stats
