@@ -32,9 +32,24 @@ the mean and std are added in another order, so they may differ in the
 last bit of a float64 result.  Arguments and their meaning are those of
 gpuarr.stats (astropy's, plus ``inclusive``); the differences:
 
-* Only ``axis=None``.  Bounds and statistics are host NumPy scalars (the
+* Without ``axis``, bounds and statistics are host NumPy scalars (the
   loop ran on the host), in the data's floating dtype (float64 for integer
   data).
+* With ``axis`` (an int or a tuple, as gpuarr.stats) each row is clipped
+  where it lies whole: the array is rechunked so that the clipped axes are
+  one chunk (no rechunk when they already are), each block of whole rows
+  runs gpuarr.stats' per-row clipping (on NumPy chunks the same rules in
+  NumPy), the rows' bounds and statistics are persisted, and the mask (or
+  masked=False's NaN-filled copy) is made lazily on the input's chunks
+  from each row's last bounds.  Bounds and statistics are then arrays of
+  the other axes' shape (as gpuarr.stats gives them), of the chunks' type
+  (NumPy or gpuarr).  The trade-off: the rechunk moves the data once
+  (an all-to-all over the clipped axes' chunks) and one compute clips every
+  row, medians exact; a block holds at most the larger of the input's
+  largest chunk and Dask's ``array.chunk-size`` (the other axes are cut to
+  fit), but at least one whole row, plus gpuarr.stats' working copy of it
+  -- so a row must fit one worker's (one GPU's) memory.  A single row too
+  long for that is ``axis=None``'s job.
 * ``masked=True`` returns a :class:`ClippedArray` of dask arrays (``mask``
   is computed lazily from the last bounds); ``masked=False`` the lazy 1-d
   survivors in raster order (unknown chunk sizes, as Dask's boolean
@@ -573,7 +588,12 @@ def sigma_clip(data, sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5,
     or the lazy 1-d survivors of every clip in raster order (masked=False),
     and with return_bounds the last lower and upper bounds (host scalars
     of the working dtype; NaN when a clip left nothing).  Runs the loop
-    now: a few computes of the chunks per iteration (see the module)."""
+    now: a few computes of the chunks per iteration (see the module).
+    With ``axis``: each row clipped (one compute, after a rechunk that
+    makes the rows whole), masked=False gives the lazy NaN-filled copy
+    (integer data as float32), and the bounds are arrays over the other
+    axes of the chunks' type (a row clipped empty keeps the bounds that
+    emptied it, as gpuarr.stats')."""
     from .. import stats as single
     checked = single._check(sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc)
     data, dtype, axes = _prepare(data, axis)
@@ -625,7 +645,8 @@ def sigma_clipped_stats(data, mask=None, mask_value=None, sigma=3.0, sigma_lower
                         std_ddof=0, axis=None, *, inclusive=True):
     """(mean, median, std) of the values of a dask array surviving sigma
     clipping across its chunks (gpuarr.stats.sigma_clipped_stats, astropy's
-    arguments), host scalars of the working dtype; the median is exact.
+    arguments), host scalars of the working dtype (with ``axis``: arrays
+    over the other axes, of the chunks' type); the median is exact.
     ``mask`` (a dask bool array of data's shape, True = ignore) and
     ``mask_value`` exclude values before clipping."""
     import dask.array as da
