@@ -58,6 +58,7 @@ gpuarr.stats (astropy's, plus ``inclusive``); the differences:
   are made again (read, generated) on every pass.
 """
 import math
+import operator
 
 import numpy
 
@@ -375,7 +376,6 @@ def _axes(axis, ndim):
     tuple of distinct axes; TypeError, numpy's AxisError or ValueError
     naming the argument."""
     from numpy.exceptions import AxisError
-    import operator
     axes = axis if isinstance(axis, tuple) else (axis,)
     out = []
     for a in axes:
