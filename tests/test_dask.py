@@ -225,19 +225,48 @@ def test_dask_median_nan_and_2d(rng, da):
 # ================================== sigma clipping across chunks ====
 
 def reference_clip(x, sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5, cenfunc="median",
-                   stdfunc="std", std_ddof=0, inclusive=True):
+                   stdfunc="std", std_ddof=0, inclusive=True, axis=None):
     """gpuarr.stats' clipping of the whole array, written plainly with
     NumPy (the semantics gpuarr/stats.py documents): the survivors are the
     values inside the intersection of all bounds; each clip forms its
     bounds in the data's precision from the median (or mean) and the std
     (float64, rounded) or MAD-based std of the survivors; the loop ends
     after maxiters clips or a clip that removes nothing; a clip of nothing
-    gives NaN bounds.  A dict of bounds, mask, survivors and statistics."""
+    gives NaN bounds.  With axis, each row (the values along the axes at
+    one index of the others) is clipped so, one at a time, except that a
+    clip of nothing keeps the bounds that emptied the row (astropy's rows);
+    bounds and statistics then have the other axes' shape, and "filled" is
+    masked=False's NaN-filled copy.  A dict of bounds, mask, survivors (axis
+    None) and statistics."""
     from gpuarr import stats as single
-    cen_median, std_mad, lower, upper, maxiters, ddof = single._check(
-        sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc, std_ddof)
+    checked = single._check(sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc,
+                            std_ddof)
     T = single._work_dtype(x.dtype).type
-    v = x.astype(T).ravel()
+    if axis is None:
+        got = reference_row(x.astype(T).ravel(), checked, inclusive, keep_last=False)
+        got.update(mask=got["mask"].reshape(x.shape), survivors=x.ravel()[got["inside"]])
+        return got
+    axes = tuple(a % x.ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
+    dest = tuple(range(x.ndim - len(axes), x.ndim))
+    moved = np.moveaxis(x.astype(T), axes, dest)
+    reduced = moved.shape[:x.ndim - len(axes)]
+    rows = [reference_row(row.ravel(), checked, inclusive, keep_last=True)
+            for row in moved.reshape((-1,) + moved.shape[len(reduced):])]
+    mask = np.moveaxis(np.stack([r["mask"] for r in rows]).reshape(moved.shape), dest, axes)
+    filled = np.where(mask, np.nan, x.astype(T)).astype(x.dtype if x.dtype.kind == "f"
+                                                         else np.float32)
+    return dict(lo=np.array([r["lo"] for r in rows], T).reshape(reduced),
+                hi=np.array([r["hi"] for r in rows], T).reshape(reduced),
+                mask=mask, filled=filled,
+                stats=tuple(np.array([r["stats"][k] for r in rows], T).reshape(reduced)
+                            for k in range(3)),
+                iterations=np.array([r["iterations"] for r in rows]).reshape(reduced))
+
+
+def reference_row(v, checked, inclusive, keep_last):
+    """reference_clip of one row of values in the working dtype."""
+    cen_median, std_mad, lower, upper, maxiters, ddof = checked
+    T = v.dtype.type
     big = np.finfo(T).max if inclusive else np.inf
 
     def inside(lo, hi):
@@ -255,7 +284,8 @@ def reference_clip(x, sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5, c
     while maxiters < 0 or it < maxiters:
         s = v[inside(lo, hi)]
         if s.size == 0:
-            blo = bhi = np.nan
+            if not keep_last:
+                blo = bhi = np.nan
             stats = (np.nan,) * 3
             break
         if it > 0 and s.size == prev:
@@ -273,10 +303,8 @@ def reference_clip(x, sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5, c
     mask = ~np.isfinite(v)
     if not (np.isnan(blo) or np.isnan(bhi)):
         mask |= (v < blo) | (v > bhi) if inclusive else ~((v > blo) & (v < bhi))
-    return dict(lo=T(blo), hi=T(bhi), mask=mask.reshape(x.shape),
-                survivors=x.ravel()[inside(lo, hi)], stats=tuple(T(s) for s in stats))
-
-
+    return dict(lo=T(blo), hi=T(bhi), mask=mask, inside=inside(lo, hi), iterations=it,
+                stats=tuple(T(s) for s in stats))
 
 
 def chunkings(rng, shape):
@@ -475,12 +503,180 @@ def test_dask_clipped_array(rng, da):
     assert "ClippedArray" in repr(got)
 
 
+# ---------------------------------------------------- along axes ----
+
+def axis_chunkings(rng, shape, axes):
+    """chunkings() plus the clipped axes whole with the others cut, and the
+    clipped axes cut with the others whole."""
+    small = tuple(max(1, n // 3) for n in shape)
+    return chunkings(rng, shape) + [
+        tuple(n if i in axes else small[i] for i, n in enumerate(shape)),
+        tuple(small[i] if i in axes else n for i, n in enumerate(shape))]
+
+
+def assert_rows_equal(d, x, axis, kw, want, exact):
+    """sigma_clip and sigma_clipped_stats of d along axis against
+    reference_clip's rows (want): bounds, mask, NaN-filled copy, the
+    statistics (their shapes and dtypes as gpuarr.stats gives them, the
+    median exact)."""
+    from gpuarr.dask import stats
+    clip_kw = {k: v for k, v in kw.items() if k != "std_ddof"}
+    got, lo, hi = stats.sigma_clip(d, axis=axis, return_bounds=True, **clip_kw)
+    scale = abs(want["lo"]) + abs(want["hi"])  # a bound near 0 is a difference of the two
+    for g, w in zip((lo, hi), (want["lo"], want["hi"])):
+        assert np.shape(g) == w.shape and np.asarray(g).dtype == w.dtype
+        if exact:
+            np.testing.assert_array_equal(g, w)
+        else:
+            np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+            assert (abs(g - w) <= 1e-13 * scale)[~np.isnan(w)].all()
+    assert isinstance(got, stats.ClippedArray) and got.data is d
+    assert got.mask.chunks == d.chunks
+    mask = got.mask.compute()
+    filled = stats.sigma_clip(d, axis=axis, masked=False, **clip_kw)
+    assert filled.chunks == d.chunks and filled.dtype == want["filled"].dtype
+    if exact:
+        np.testing.assert_array_equal(mask, want["mask"])
+        np.testing.assert_array_equal(filled.compute(), want["filled"])
+    else:
+        differ = mask != want["mask"]              # only at a float64 rounding of a bound
+        if differ.any():
+            v = x[differ].astype(np.float64)
+            rlo, rhi = (np.broadcast_to(np.expand_dims(b, axis), x.shape)[differ] for b in (lo, hi))
+            assert (np.minimum(abs(v - rlo), abs(v - rhi)) <= 1e-12 * (abs(rlo) + abs(rhi))).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        wstats = reference_clip(x, axis=axis, **kw)["stats"]
+    gstats = stats.sigma_clipped_stats(d, axis=axis, **kw)
+    for g, w in zip(gstats, wstats):
+        assert np.shape(g) == w.shape and np.asarray(g).dtype == w.dtype
+    np.testing.assert_array_equal(gstats[1], wstats[1])              # the median: exact
+    np.testing.assert_allclose(gstats, wstats, rtol=1e-6 if x.dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16])
+@pytest.mark.parametrize("axis", [0, 1, -1, (0, 2), (2, -3), (0, 1, 2)])
+def test_dask_sigma_clip_along_axes(rng, da, dtype, axis):
+    x = clip_sample(rng, (23, 19, 31), dtype, outliers=0.06)
+    axes = tuple(a % 3 for a in (axis if isinstance(axis, tuple) else (axis,)))
+    kws = (dict(), dict(sigma=2.5, maxiters=None, std_ddof=1),
+           dict(sigma_lower=2, sigma_upper=4, maxiters=2, cenfunc="mean"),
+           dict(stdfunc="mad_std", maxiters=None, inclusive=False),
+           dict(cenfunc="mean", stdfunc="mad_std", sigma=2))
+    for chunks, kw in zip(axis_chunkings(rng, x.shape, axes), kws):
+        want = reference_clip(x, axis=axis, **{k: v for k, v in kw.items() if k != "std_ddof"})
+        exact = np.dtype(dtype) == np.float32 or kw.get("stdfunc") == "mad_std" and \
+            kw.get("cenfunc", "median") == "median"
+        assert_rows_equal(da.from_array(x, chunks=chunks), x, axis, kw, want, exact)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dask_sigma_clip_rows_converge_apart(rng, da, dtype):
+    """Rows that converge after different numbers of clips, rows that are
+    clipped empty (they keep the bounds that emptied them), rows of NaN,
+    NaN and infinities among the values, a constant row."""
+    x = clip_sample(rng, (40, 64), dtype, outliers=0.0)
+    for r in range(0, 40, 4):                 # a chain of k outliers: one clip each
+        k = r // 4 % 6
+        x[r, 10:10 + k] = 10 + 2 * 4.0 ** np.arange(k + 1, 1, -1)
+    x[1] = 7.0                                # constant: kept, or clipped empty when strict
+    x[2] = np.nan
+    x[3, ::5] = np.nan
+    x[5, ::7] = np.inf
+    x[6, 1::9] = -np.inf
+    x[7, :5] = [1.0, 2.0, 3.0, 1e6, -1e6]
+    x[7, 5:] = np.nan
+    for kw in (dict(maxiters=None), dict(maxiters=None, inclusive=False, sigma=2),
+               dict(maxiters=3, stdfunc="mad_std"), dict(sigma=-1, maxiters=4)):
+        want = reference_clip(x, axis=1, **kw)
+        if kw.get("sigma") != -1 and kw["maxiters"] is None:
+            assert len(np.unique(want["iterations"])) >= 4
+        if kw.get("inclusive") is False or kw.get("sigma") == -1:
+            assert want["mask"][1].all() and want["lo"][1] == want["hi"][1] == 7.0 \
+                or kw.get("sigma") == -1 and not np.isnan(want["lo"][1])
+        assert np.isnan(want["lo"][2]) and want["mask"][2].all()
+        for chunks in ((40, 64), (7, 64), (40, 9), (13, (20, 1, 43))):
+            d = da.from_array(x, chunks=chunks)
+            assert_rows_equal(d, x, 1, kw, want, dtype == np.float32)
+            assert_rows_equal(d.T, x.T, 0, kw, reference_clip(x.T, axis=0, **kw),
+                              dtype == np.float32)
+
+
+def test_dask_sigma_clip_rows_numpy_alike(rng, da):
+    """_clip_rows against reference_clip row by row on random rows of small
+    integers (ties, values on the bounds: MAD-based spreads, exact), and
+    the rechunking: blocks of whole rows within the larger of the input's
+    chunk and array.chunk-size, one row at least."""
+    import dask
+    from gpuarr.dask import stats
+    x = rng.integers(-5, 6, (300, 11)).astype(np.float64)
+    x[rng.random(x.shape) < 0.05] = 40.0
+    mad = dict(stdfunc="mad_std")
+    for kw in (dict(sigma=1.5, maxiters=None), dict(sigma=1, inclusive=False, maxiters=None),
+               dict(sigma=0.5, maxiters=2, cenfunc="mean")):
+        kw.update(mad)
+        want = reference_clip(x, axis=-1, **kw)
+        got = stats._clip_rows(x, single_checked(kw), kw.get("inclusive", True))
+        np.testing.assert_array_equal(got[:, 0], want["lo"])
+        np.testing.assert_array_equal(got[:, 1], want["hi"])
+        np.testing.assert_array_equal(got[:, 3], want["stats"][1])
+        np.testing.assert_allclose(got[:, [2, 4]], np.stack(want["stats"])[[0, 2]].T,
+                                   rtol=1e-12, atol=1e-15)
+    d = da.from_array(x, chunks=(50, 3))
+    with dask.config.set({"array.chunk-size": "1KiB"}):
+        states = stats._row_states(d, (1,), single_checked(mad), True, np.dtype(np.float64))
+        assert max(states.chunks[0]) * 11 * 8 <= 50 * 3 * 8
+        np.testing.assert_array_equal(states[:, 0, 0].compute(),
+                                      reference_clip(x, axis=1, **mad)["lo"])
+    wide = da.from_array(np.tile(x, (1, 40)), chunks=(10, 40))   # rows of 3520 bytes
+    with dask.config.set({"array.chunk-size": "1KiB"}):
+        states = stats._row_states(wide, (1,), single_checked(mad), True, np.dtype(np.float64))
+    assert set(states.chunks[0]) == {1}      # a row over the limit: one row a block
+
+
+def single_checked(kw):
+    from gpuarr import stats as single
+    k = dict(sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5, cenfunc="median",
+             stdfunc="std")
+    k.update({key: v for key, v in kw.items() if key != "inclusive"})
+    return single._check(**k)
+
+
+def test_dask_sigma_clip_axis_empties_and_masks(rng, da):
+    from gpuarr.dask import stats
+    e = da.zeros((0, 3), chunks=2)
+    assert all(np.isnan(stats.sigma_clipped_stats(e, axis=0)))
+    assert stats.sigma_clip(e, axis=1, masked=False).shape == (0, 3)
+    assert stats.sigma_clip(e, axis=0).mask.compute().shape == (0, 3)
+    y = clip_sample(rng, (30, 40), np.float64, outliers=0.05)
+    m = rng.random(y.shape) < 0.1
+    y[5, :] = -999.0
+    want = reference_clip(np.where(m | (y == -999.0), np.nan, y), axis=0)["stats"]
+    got = stats.sigma_clipped_stats(da.from_array(y, chunks=7), axis=0,
+                                    mask=da.from_array(m, chunks=11), mask_value=-999.0)
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    x = clip_sample(rng, (20, 30), np.float32, outliers=0.05)
+    got = stats.sigma_clip(da.from_array(x, chunks=(7, 11)), sigma=2, axis=1)
+    want = reference_clip(x, sigma=2, axis=1)["mask"]
+    assert got.count() == int((~want).sum())
+    np.testing.assert_array_equal(got.filled(-1.0).compute(), np.where(want, -1, x))
+    np.testing.assert_array_equal(got.compressed().compute(), x[~want])
+    np.testing.assert_array_equal(got.get().mask, want)
+
+
 @pytest.mark.parametrize("kw, exc, word", [
     (dict(cenfunc="mode"), ValueError, "cenfunc"),
     (dict(stdfunc=np.std), TypeError, "stdfunc"),
     (dict(sigma="3"), TypeError, "sigma"),
     (dict(maxiters=-1), ValueError, "maxiters"),
-    (dict(axis=0), NotImplementedError, "axis"),
+    (dict(axis=1), np.exceptions.AxisError, "axis"),
+    (dict(axis=-2), np.exceptions.AxisError, "axis"),
+    (dict(axis=(0, -1)), ValueError, "axis: repeated"),
+    (dict(axis=1.0), TypeError, "axis must be"),
+    (dict(axis=(0, "1")), TypeError, "axis must be"),
+    (dict(axis=True), TypeError, "axis must be"),
+    (dict(axis=0, maxiters=2.5), TypeError, "maxiters"),
 ])
 def test_dask_sigma_clip_bad_arguments(da, kw, exc, word):
     from gpuarr.dask import stats
@@ -526,6 +722,41 @@ def test_dask_sigma_clip_of_gpuarr_chunks(rng, da, dtype):
         assert gstats[1] == wstats[1]
         np.testing.assert_allclose(gstats, wstats, rtol=1e-6 if dtype == np.float32 else 1e-12)
     assert stats.median(d) == np.median(x)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16])
+@pytest.mark.parametrize("axis", [0, -1, (0, 2)])
+def test_dask_sigma_clip_along_axes_of_gpuarr_chunks(rng, da, dtype, axis):
+    """On gpuarr chunks, along axes (the clipped axes cut across chunks):
+    gpuarr.stats' bounds, mask, NaN-filled copy and statistics on the whole
+    array (bit for bit: each row runs gpuarr.stats' own kernel)."""
+    import gpuarr as gp
+    from gpuarr import stats as single
+    from gpuarr.dask import stats
+    x = clip_sample(rng, (60, 50, 70), dtype, outliers=0.05)
+    x[3, :, 5] = np.nan
+    d = da.from_array(x, chunks=(16, 25, 30)).map_blocks(gp.asarray,
+                                                         meta=gp.empty((0, 0, 0), dtype=dtype))
+    whole = gp.asarray(x)
+    for kw in (dict(), dict(maxiters=None, inclusive=False), dict(stdfunc="mad_std", sigma=2.5),
+               dict(sigma=-1)):
+        got, lo, hi = stats.sigma_clip(d, axis=axis, return_bounds=True, **kw)
+        want, wlo, whi = single.sigma_clip(whole, axis=axis, return_bounds=True, **kw)
+        assert isinstance(lo, gp.ndarray) and lo.shape == wlo.shape and lo.dtype == wlo.dtype
+        np.testing.assert_array_equal(lo.get(), wlo.get())
+        np.testing.assert_array_equal(hi.get(), whi.get())
+        mask = got.mask.compute()
+        assert isinstance(mask, gp.ndarray)
+        np.testing.assert_array_equal(mask.get(), want.mask.get())
+        filled = stats.sigma_clip(d, axis=axis, masked=False, **kw).compute()
+        wfilled = single.sigma_clip(whole, axis=axis, masked=False, **kw)
+        assert filled.dtype == wfilled.dtype
+        np.testing.assert_array_equal(filled.get(), wfilled.get())
+        for g, w in zip(stats.sigma_clipped_stats(d, axis=axis, **kw),
+                        single.sigma_clipped_stats(whole, axis=axis, **kw)):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            np.testing.assert_array_equal(g.get(), w.get())
 
 
 # ============================= gpuarr as a Dask chunk type and backend ====

@@ -32,9 +32,24 @@ the mean and std are added in another order, so they may differ in the
 last bit of a float64 result.  Arguments and their meaning are those of
 gpuarr.stats (astropy's, plus ``inclusive``); the differences:
 
-* Only ``axis=None``.  Bounds and statistics are host NumPy scalars (the
+* Without ``axis``, bounds and statistics are host NumPy scalars (the
   loop ran on the host), in the data's floating dtype (float64 for integer
   data).
+* With ``axis`` (an int or a tuple, as gpuarr.stats) each row is clipped
+  where it lies whole: the array is rechunked so that the clipped axes are
+  one chunk (no rechunk when they already are), each block of whole rows
+  runs gpuarr.stats' per-row clipping (on NumPy chunks the same rules in
+  NumPy), the rows' bounds and statistics are persisted, and the mask (or
+  masked=False's NaN-filled copy) is made lazily on the input's chunks
+  from each row's last bounds.  Bounds and statistics are then arrays of
+  the other axes' shape (as gpuarr.stats gives them), of the chunks' type
+  (NumPy or gpuarr).  The trade-off: the rechunk moves the data once
+  (an all-to-all over the clipped axes' chunks) and one compute clips every
+  row, medians exact; a block holds at most the larger of the input's
+  largest chunk and Dask's ``array.chunk-size`` (the other axes are cut to
+  fit), but at least one whole row, plus gpuarr.stats' working copy of it
+  -- so a row must fit one worker's (one GPU's) memory.  A single row too
+  long for that is ``axis=None``'s job.
 * ``masked=True`` returns a :class:`ClippedArray` of dask arrays (``mask``
   is computed lazily from the last bounds); ``masked=False`` the lazy 1-d
   survivors in raster order (unknown chunk sizes, as Dask's boolean
@@ -43,6 +58,7 @@ gpuarr.stats (astropy's, plus ``inclusive``); the differences:
   are made again (read, generated) on every pass.
 """
 import math
+import operator
 
 import numpy
 
@@ -337,15 +353,187 @@ def _mean_std(count, mean, m2, ddof):
         return mean, float(numpy.sqrt(numpy.float64(m2) / numpy.float64(count - ddof)))
 
 
+# ------------------------------------------------ clipping along axes ----
+#
+# With ``axis`` every row (the values along the clipped axes at one index
+# of the others) is clipped on its own, and a row is clipped where it lies
+# whole: the chunks are rechunked so that the clipped axes are one chunk
+# (Dask moves each value once; the other axes are cut so that a block holds
+# at most the larger of the input's largest chunk and Dask's
+# ``array.chunk-size``, and at least one row), and each block runs the
+# single-array per-row clipping: gpuarr.stats on gpuarr chunks, _clip_rows
+# (the same rules in NumPy) on NumPy chunks.  A block returns its rows'
+# _FIELDS, kept (persisted) as a small dask array of the reduced shape; the
+# mask and the NaN-filled copy are then made lazily on the input's own
+# chunks from each row's last bounds.
+
+_FIELDS = 5                                   # lower, upper, mean, median, std
+_F_LOWER, _F_UPPER, _F_MEAN, _F_MEDIAN, _F_STD = range(_FIELDS)
+
+
+def _axes(axis, ndim):
+    """axis (an int or a tuple of ints, negative from the end) as a sorted
+    tuple of distinct axes; TypeError, numpy's AxisError or ValueError
+    naming the argument."""
+    from numpy.exceptions import AxisError
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    out = []
+    for a in axes:
+        if isinstance(a, (bool, numpy.bool_)):
+            raise TypeError("axis must be None, an integer or a tuple of integers, got bool")
+        try:
+            a = operator.index(a)
+        except TypeError:
+            raise TypeError(f"axis must be None, an integer or a tuple of integers, got "
+                            f"{type(a).__name__}") from None
+        if not -ndim <= a < ndim:
+            raise AxisError(a, ndim, "axis")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"axis: repeated axis in {axis!r}")
+    return tuple(sorted(out))
+
+
+def _middle(ordered, start, count):
+    """The mean, in the rows' dtype, of the two middle values of the
+    count[i] values of sorted row i from start[i] (numpy.median's)."""
+    a = numpy.take_along_axis(ordered, (start + (count - 1) // 2)[:, None], axis=1)[:, 0]
+    b = numpy.take_along_axis(ordered, (start + count // 2)[:, None], axis=1)[:, 0]
+    return (a + b) / ordered.dtype.type(2)
+
+
+def _clip_rows(rows, checked, inclusive):
+    """gpuarr.stats' clipping of each row of a 2-d NumPy array in the
+    working dtype (src/kernels/stats.cu's k_clip_rows with keep_last, its
+    path with ``axis``): each row runs until a clip removes nothing or
+    maxiters clips; a clip that empties a row ends it with the bounds that
+    emptied it; then the rows still running get the statistics of their
+    survivors.  The medians are exact (one sort of the rows: the survivors
+    are the sorted values between two positions).  (nrows, _FIELDS)."""
+    cen_median, std_mad, lower, upper, maxiters, ddof = checked
+    T = rows.dtype.type
+    nrows = rows.shape[0]
+    big = numpy.finfo(T).max if inclusive else numpy.inf
+    lo, hi = numpy.full(nrows, -big, T), numpy.full(nrows, big, T)
+    blo, bhi = numpy.full(nrows, numpy.nan, T), numpy.full(nrows, numpy.nan, T)
+    mean, median, std = (numpy.full(nrows, numpy.nan) for _ in range(3))
+    iterations, prev = numpy.zeros(nrows, numpy.int64), numpy.full(nrows, -1, numpy.int64)
+    done = numpy.zeros(nrows, bool)
+    ordered = numpy.sort(rows, axis=1)                # NaN last
+    for final in (False, True):
+        while True:
+            run = ~done if final or maxiters < 0 else ~done & (iterations < maxiters)
+            r = numpy.flatnonzero(run)
+            if r.size == 0:
+                break
+            v, l, h = rows[r], lo[r][:, None], hi[r][:, None]
+            keep = _inside(v, l, h, inclusive)
+            count = keep.sum(axis=1)
+            w = v.astype(numpy.float64)
+            with numpy.errstate(divide="ignore", invalid="ignore"):
+                m = numpy.where(keep, w, 0.0).sum(axis=1) / count
+                dev = numpy.where(keep, w - m[:, None], 0.0)
+                m2 = (dev * dev).sum(axis=1)
+                mean[r] = m
+                std[r] = numpy.where(count > 0, numpy.sqrt(m2 / (count - ddof)), numpy.nan)
+            stop = count == 0
+            median[r[stop]] = numpy.nan
+            if not final:
+                stop |= (iterations[r] > 0) & (count == prev[r])
+            done[r[stop]] = True
+            go = ~stop
+            r, v, l, keep, count, m, m2 = r[go], v[go], l[go], keep[go], count[go], m[go], m2[go]
+            if r.size:
+                below = (ordered[r] < l) if inclusive else (ordered[r] <= l)
+                med = _middle(ordered[r], below.sum(axis=1), count)
+                median[r] = med
+                if final:
+                    done[r] = True
+                else:
+                    centre = med if cen_median else m.astype(T)
+                    if std_mad:
+                        dev = numpy.sort(numpy.where(keep, abs(v - med[:, None]), T(numpy.nan)),
+                                         axis=1)
+                        spread = T(_MAD_STD) * _middle(dev, numpy.zeros_like(count), count)
+                    else:
+                        spread = numpy.sqrt(m2 / count).astype(T)
+                    b_lo, b_hi = centre - spread * T(lower), centre + spread * T(upper)
+                    blo[r], bhi[r] = b_lo, b_hi
+                    lo[r] = numpy.where(lo[r] > b_lo, lo[r], b_lo)
+                    hi[r] = numpy.where(hi[r] < b_hi, hi[r], b_hi)
+                    prev[r] = count
+                    iterations[r] += 1
+            if final:
+                break
+    return numpy.stack([blo, bhi, mean.astype(T), median.astype(T), std.astype(T)], axis=1)
+
+
+def _clip_block(block, axes, checked, inclusive, dtype, xp):
+    """The _FIELDS of every row of a block holding whole rows, shaped as
+    the block with the clipped axes of length 1, plus the fields last."""
+    nd = block.ndim
+    shape = tuple(1 if i in axes else n for i, n in enumerate(block.shape)) + (_FIELDS,)
+    if xp is numpy:
+        rowlen = math.prod(block.shape[a] for a in axes)
+        v = numpy.moveaxis(block.astype(dtype, copy=False), axes, range(nd - len(axes), nd))
+        return _clip_rows(numpy.ascontiguousarray(v).reshape(-1, rowlen), checked,
+                          inclusive).reshape(shape)
+    from .. import stats as single
+    flat, rowlen, state, _, _, _ = single._run(block, checked, axes, inclusive, True)
+    fields = [single._field(flat, rowlen, state, f, (-1,))
+              for f in (single._LOWER, single._UPPER, single._MEAN, single._MEDIAN,
+                        single._STD)]
+    return xp.stack(fields, axis=1).reshape(shape)
+
+
+def _row_states(data, axes, checked, inclusive, dtype):
+    """Clip the rows of data (rechunked so that they are whole; see above)
+    now: the persisted dask array of their _FIELDS, data's shape with the
+    clipped axes of length 1, plus the fields last."""
+    import dask
+    from dask.utils import parse_bytes
+    xp = _xp(data)
+    whole = data
+    if any(len(data.chunks[a]) > 1 for a in axes):
+        largest = math.prod(max(c) for c in data.chunks) * data.dtype.itemsize
+        limit = max(largest, parse_bytes(dask.config.get("array.chunk-size")))
+        whole = data.rechunk({i: -1 if i in axes else "auto" for i in range(data.ndim)},
+                             block_size_limit=limit)
+    chunks = tuple((1,) if i in axes else c for i, c in enumerate(whole.chunks)) + ((_FIELDS,),)
+    states = whole.map_blocks(_clip_block, axes, checked, inclusive, dtype, xp, chunks=chunks,
+                              new_axis=data.ndim, dtype=dtype,
+                              meta=xp.empty((0,) * (data.ndim + 1), dtype=dtype))
+    return states.persist()
+
+
+def _row_field(states, field, axes, chunks=None):
+    """One field of the row states: over the reduced shape (chunks None), or
+    with the clipped axes of length 1 in `chunks` (to line up with data)."""
+    f = states[..., field]
+    if chunks is None:
+        return f.squeeze(axis=axes)
+    return f.rechunk(tuple((1,) if i in axes else c for i, c in enumerate(chunks)))
+
+
+def _row_clipped(block, lo, hi, dtype, inclusive, nan_fill, out_dtype, xp):
+    """The mask of a block from its rows' last bounds (k_clip_mask): not
+    finite, or outside the bounds where they are not NaN; with nan_fill the
+    values with NaN where clipped, in out_dtype."""
+    v = block.astype(dtype, copy=False)
+    outside = (v < lo) | (v > hi) if inclusive else ~((v > lo) & (v < hi))
+    mask = ~xp.isfinite(v) | (outside & ~(xp.isnan(lo) | xp.isnan(hi)))
+    if nan_fill:
+        return xp.where(mask, numpy.nan, v).astype(out_dtype, copy=False)
+    return mask
+
+
 def _prepare(data, axis, name="data"):
-    """data as a dask array in the working dtype of gpuarr.stats."""
+    """data as a dask array, the working dtype of gpuarr.stats and the
+    clipped axes (None for all of them)."""
     from .. import stats as single
     data = _dask_array(data, name)
-    if axis is not None:
-        raise NotImplementedError(
-            "axis: gpuarr.dask.stats clips the whole array (axis=None); to clip rows, rechunk "
-            "so that the axis lies in one chunk and map gpuarr.stats.sigma_clip over the blocks")
-    return data, single._work_dtype(numpy.dtype(data.dtype))
+    axes = None if axis is None else _axes(axis, data.ndim)
+    return data, single._work_dtype(numpy.dtype(data.dtype)), axes
 
 
 class ClippedArray:
@@ -400,11 +588,18 @@ def sigma_clip(data, sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5,
     or the lazy 1-d survivors of every clip in raster order (masked=False),
     and with return_bounds the last lower and upper bounds (host scalars
     of the working dtype; NaN when a clip left nothing).  Runs the loop
-    now: a few computes of the chunks per iteration (see the module)."""
+    now: a few computes of the chunks per iteration (see the module).
+    With ``axis``: each row clipped (one compute, after a rechunk that
+    makes the rows whole), masked=False gives the lazy NaN-filled copy
+    (integer data as float32), and the bounds are arrays over the other
+    axes of the chunks' type (a row clipped empty keeps the bounds that
+    emptied it, as gpuarr.stats')."""
     from .. import stats as single
     checked = single._check(sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc)
-    data, dtype = _prepare(data, axis)
+    data, dtype, axes = _prepare(data, axis)
     xp = _xp(data)
+    if axes is not None and data.size:
+        return _sigma_clip_rows(data, dtype, axes, checked, masked, return_bounds, inclusive, xp)
     if data.size == 0:
         st = _State(dtype, inclusive)
     else:
@@ -413,6 +608,8 @@ def sigma_clip(data, sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5,
         mask = data.map_blocks(_clipped, dtype, (st.bound_lo, st.bound_hi), inclusive, xp,
                                dtype=numpy.bool_)
         result = ClippedArray(data, mask)
+    elif axes is not None:                    # empty: as gpuarr.stats, the data
+        result = data
     else:
         kept = data.map_blocks(_kept, dtype, (st.lo, st.hi, inclusive), xp, dtype=numpy.bool_)
         if data.size == 0:                    # one chunk: Dask reshapes any shape of it
@@ -423,19 +620,40 @@ def sigma_clip(data, sigma=3, sigma_lower=None, sigma_upper=None, maxiters=5,
     return result
 
 
+def _sigma_clip_rows(data, dtype, axes, checked, masked, return_bounds, inclusive, xp):
+    """sigma_clip with axis: the rows clipped now, the mask (or NaN-filled
+    copy) lazily on data's chunks."""
+    import dask
+    import dask.array as da
+    states = _row_states(data, axes, checked, inclusive, dtype)
+    lo, hi = (_row_field(states, f, axes, data.chunks) for f in (_F_LOWER, _F_UPPER))
+    out_dtype = data.dtype if data.dtype.kind == "f" else numpy.dtype(numpy.float32)
+    result = da.map_blocks(_row_clipped, data, lo, hi, dtype, inclusive, not masked, out_dtype,
+                           xp, dtype=numpy.bool_ if masked else out_dtype,
+                           meta=xp.empty((0,) * data.ndim,
+                                         dtype=numpy.bool_ if masked else out_dtype))
+    if masked:
+        result = ClippedArray(data, result)
+    if return_bounds:
+        return (result,) + dask.compute(*(_row_field(states, f, axes)
+                                          for f in (_F_LOWER, _F_UPPER)))
+    return result
+
+
 def sigma_clipped_stats(data, mask=None, mask_value=None, sigma=3.0, sigma_lower=None,
                         sigma_upper=None, maxiters=5, cenfunc="median", stdfunc="std",
                         std_ddof=0, axis=None, *, inclusive=True):
     """(mean, median, std) of the values of a dask array surviving sigma
     clipping across its chunks (gpuarr.stats.sigma_clipped_stats, astropy's
-    arguments), host scalars of the working dtype; the median is exact.
+    arguments), host scalars of the working dtype (with ``axis``: arrays
+    over the other axes, of the chunks' type); the median is exact.
     ``mask`` (a dask bool array of data's shape, True = ignore) and
     ``mask_value`` exclude values before clipping."""
     import dask.array as da
     from .. import stats as single
     checked = single._check(sigma, sigma_lower, sigma_upper, maxiters, cenfunc, stdfunc,
                             std_ddof)
-    data, dtype = _prepare(data, axis)
+    data, dtype, axes = _prepare(data, axis)
     nan = dtype.type(numpy.nan)
     if data.size == 0:
         return nan, nan, nan
@@ -452,5 +670,9 @@ def sigma_clipped_stats(data, mask=None, mask_value=None, sigma=3.0, sigma_lower
             data.map_blocks(_masked_to_nan, None, mask_value, dtype, xp, dtype=dtype)
         if bool(da.isnan(data).all().compute()):
             raise ValueError("input data is all masked")
+    if axes is not None:
+        import dask
+        states = _row_states(data, axes, checked, inclusive, dtype)
+        return dask.compute(*(_row_field(states, f, axes) for f in (_F_MEAN, _F_MEDIAN, _F_STD)))
     st = _clip(data, checked, inclusive, True)
     return dtype.type(st.mean), dtype.type(st.median), dtype.type(st.std)
