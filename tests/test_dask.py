@@ -735,7 +735,8 @@ def test_dask_sigma_clip_along_axes_of_gpuarr_chunks(rng, da, dtype, axis):
     from gpuarr import stats as single
     from gpuarr.dask import stats
     x = clip_sample(rng, (60, 50, 70), dtype, outliers=0.05)
-    x[3, :, 5] = np.nan
+    if x.dtype.kind == "f":                  # a row of NaN (integers have none)
+        x[3, :, 5] = np.nan
     d = da.from_array(x, chunks=(16, 25, 30)).map_blocks(gp.asarray,
                                                          meta=gp.empty((0, 0, 0), dtype=dtype))
     whole = gp.asarray(x)
