@@ -201,10 +201,11 @@ class Workspace:
 
     __slots__ = ("device", "device_size", "host", "host_size")
 
-    def __init__(self, device_size, host_size=0):
+    def __init__(self, device_size, host_size=0, zeroed=False):
         import ctypes
         self.device_size, self.host_size = int(device_size), int(host_size)
-        self.device = _core.empty((self.device_size,), dtype="uint8") if device_size else None
+        make = _core.zeros if zeroed else _core.empty
+        self.device = make((self.device_size,), dtype="uint8") if device_size else None
         self.host = ctypes.create_string_buffer(self.host_size) if host_size else None
 
     @property
@@ -271,12 +272,12 @@ class Solver:
     # Each *_workspace returns a Workspace sized for the routine with those
     # arguments; the routine takes it.  Addresses are ints, sizes elements.
 
-    def _sizes(self, name, *args):
+    def _sizes(self, name, *args, zeroed=False):
         import ctypes
         d, h = ctypes.c_size_t(), ctypes.c_size_t()
         _check(getattr(_cusolver(), name)(self.handle, self.params, *args, ctypes.byref(d),
                                           ctypes.byref(h)), name)
-        return Workspace(d.value, h.value)
+        return Workspace(d.value, h.value, zeroed)
 
     def _sizes_batched(self, name, *args, batch):
         import ctypes
@@ -410,9 +411,13 @@ class Solver:
             *work.args, infos, batch), "cusolverDnXsyevBatched", f"n={n}, batch={batch}")
 
     def gesvd_workspace(self, dtype, jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt):
+        # Zeroed: cusolverDnXgesvd copies 16-20 bytes of its workspace to
+        # the host before anything wrote them (compute-sanitizer initcheck's
+        # only reports over test_linalg, all inside cuSOLVER).
         t = cuda_type(dtype)
         return self._sizes("cusolverDnXgesvd_bufferSize", ord(jobu), ord(jobvt), m, n, t, a,
-                           lda, cuda_type(_real(dtype)), s, t, u, ldu, t, vt, ldvt, t)
+                           lda, cuda_type(_real(dtype)), s, t, u, ldu, t, vt, ldvt, t,
+                           zeroed=True)
 
     def gesvd(self, dtype, jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt, work, info):
         """A = U S VT of the m x n matrix at a (m >= n), destroying a;
