@@ -32,6 +32,19 @@ def ones(xp):
     return lambda: xp.ones((1000, 1000, 200))
 
 
+@case("strided_copy_2048", issue=22, desc="dst[56:2104, 56:2104] = img: a copy between strided "
+      "views (the FFT convolution's padding)", size="2048^2 f64", goal="<= 30 us",
+      bytes=2 * 8 * 2048 * 2048, tol=EXACT, requires=("ndarray.__setitem__",),
+      setup=lambda: (host_random(2048 * 2048, np.float64).reshape(2048, 2048),))
+def strided_copy(xp, img):
+    dst = xp.zeros((2160, 2160))
+
+    def run():
+        dst[56:2104, 56:2104] = img
+        return dst
+    return run
+
+
 fresh_case("import_time", issue=2, desc="import in a fresh process (NumPy column: import numpy)",
            size="-", goal="<= 0.1 s", cupy_ref="0.5-1.1 s")
 

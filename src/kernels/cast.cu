@@ -8,8 +8,8 @@
 // ============================== kernels ====================================
 
 template <class D, class S>
-__global__ void k_cast(int64_t n, ga_kshape sh, char *dst, ga_kstrides ds,
-                       const char *src, ga_kstrides ss)
+__global__ void k_cast(int64_t n, GA_PARAM ga_kshape sh, char *dst, GA_PARAM ga_kstrides ds,
+                       const char *src, GA_PARAM ga_kstrides ss)
 {
     if (sh.ndim == 1 && ds.s[0] == (int64_t)sizeof(D) && ss.s[0] == (int64_t)sizeof(S)) {
         D *d = (D *)dst;

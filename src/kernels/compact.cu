@@ -165,8 +165,8 @@ k_first_flag(int64_t n, const uint8_t *flags, unsigned long long *first)
 // dst[idx] = value where mask[idx], N-d.
 template <class U>
 __global__ void __launch_bounds__(GA_BLOCK)
-k_masked_fill(int64_t n, ga_kshape sh, char *dst, ga_kstrides ds, const uint8_t *mask,
-              ga_kstrides ms, U value)
+k_masked_fill(int64_t n, GA_PARAM ga_kshape sh, char *dst, GA_PARAM ga_kstrides ds,
+              const uint8_t *mask, GA_PARAM ga_kstrides ms, U value)
 {
     GA_GRID_STRIDE(i, n) {
         int64_t od, om;
@@ -177,7 +177,7 @@ k_masked_fill(int64_t n, ga_kshape sh, char *dst, ga_kstrides ds, const uint8_t 
 }
 
 // coords[d][k] = coordinate d of flat position pos[k] in a C-ordered shape.
-__global__ void k_unravel(const int64_t *pos, int64_t n, int ndim, ga_kshape shape,
+__global__ void k_unravel(const int64_t *pos, int64_t n, int ndim, GA_PARAM ga_kshape shape,
                              int64_t *coords)
 {
     GA_GRID_STRIDE(k, n) {

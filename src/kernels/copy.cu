@@ -9,8 +9,8 @@
 // ============================== kernels ====================================
 
 template <class T>
-__global__ void k_copy_nd(int64_t n, ga_kshape sh, char *dst, ga_kstrides ds,
-                          const char *src, ga_kstrides ss)
+__global__ void k_copy_nd(int64_t n, GA_PARAM ga_kshape sh, char *dst, GA_PARAM ga_kstrides ds,
+                          const char *src, GA_PARAM ga_kstrides ss)
 {
     GA_GRID_STRIDE(i, n) {
         int64_t od, os;
@@ -20,7 +20,8 @@ __global__ void k_copy_nd(int64_t n, ga_kshape sh, char *dst, ga_kstrides ds,
 }
 
 template <class T>
-__global__ void k_fill_nd(int64_t n, ga_kshape sh, char *dst, ga_kstrides ds, T value)
+__global__ void k_fill_nd(int64_t n, GA_PARAM ga_kshape sh, char *dst, GA_PARAM ga_kstrides ds,
+                          T value)
 {
     GA_GRID_STRIDE(i, n) {
         *(T *)(dst + ga_offset(i, sh, ds)) = value;

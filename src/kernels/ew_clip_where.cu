@@ -8,8 +8,9 @@ GA_EW_DEFINE_GROUP(clip_where)
 // out = cond ? x : y: a select, so type-blind (keyed by element size).
 
 template <class T>
-__global__ void k_where(int64_t n, ga_kshape sh, ga_ew_strides st, const bool *cond,
-                        const char *x, const char *y, char *out, bool sc, T sx, T sy, int mask)
+__global__ void k_where(int64_t n, GA_PARAM ga_kshape sh, GA_PARAM ga_ew_strides st,
+                        const bool *cond, const char *x, const char *y, char *out, bool sc,
+                        T sx, T sy, int mask)
 {
     GA_GRID_STRIDE(i, n) {
         int64_t off[4];

@@ -155,8 +155,9 @@ __device__ __forceinline__ void ga_offsets(int64_t i, const ga_kshape &sh, const
 }
 
 template <class Op, class T, class O>
-__global__ void k_ew_strided(int64_t n, ga_kshape sh, ga_ew_strides st, const char *a,
-                             const char *b, const char *c, char *out, T sa, T sb, T sc, int mask)
+__global__ void k_ew_strided(int64_t n, GA_PARAM ga_kshape sh, GA_PARAM ga_ew_strides st,
+                             const char *a, const char *b, const char *c, char *out, T sa, T sb,
+                             T sc, int mask)
 {
     GA_GRID_STRIDE(i, n) {
         int64_t off[4];

@@ -935,7 +935,7 @@ k_ms_label_max(const L *labels, int64_t n, int64_t *out)
 // atomicMin from all-ones.  A thread merges a run of equal labels first.
 template <class L>
 __global__ void __launch_bounds__(MS_THREADS)
-k_ms_bbox(const L *labels, int64_t n, int ndim, ga_kshape shape, int64_t max_label,
+k_ms_bbox(const L *labels, int64_t n, int ndim, GA_PARAM ga_kshape shape, int64_t max_label,
           unsigned long long *bbox)
 {
     int64_t run = 0;

@@ -228,7 +228,8 @@ k_select_pass(const K *src, int64_t n, int vector, int kind, ga_type type, int m
 template <class K>
 __global__ void __launch_bounds__(GA_BLOCK)
 k_searchsorted(int64_t na, const char *a, int64_t a_stride, int kind, int64_t nv, const char *v,
-               ga_kshape vsh, ga_kstrides vst, int64_t *out, int right, int direction)
+               GA_PARAM ga_kshape vsh, GA_PARAM ga_kstrides vst, int64_t *out, int right,
+               int direction)
 {
     bool rev = direction == 1;
     if (direction == 2 && na > 1)

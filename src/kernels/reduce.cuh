@@ -576,7 +576,7 @@ struct OpStore {
 
 template <class Op, class T>
 __global__ void __launch_bounds__(GA_REDUCE_THREADS)
-k_reduce(const __grid_constant__ ga_reduce_args a)
+k_reduce(GA_PARAM ga_reduce_args a)
 {
     reduce_tiles<Op>(a, a.main, gridDim.y == 1, [&](int64_t o, int64_t lane, int64_t nlanes) {
         const char *base = a.in + ga_offset(o, a.kept, a.kept_in);
@@ -601,7 +601,7 @@ k_reduce(const __grid_constant__ ga_reduce_args a)
 // Combine the `splits` partial accumulators of each output.
 template <class Op>
 __global__ void __launch_bounds__(GA_REDUCE_THREADS)
-k_reduce_finish(const __grid_constant__ ga_reduce_args a)
+k_reduce_finish(GA_PARAM ga_reduce_args a)
 {
     using Acc = typename Op::Acc;
     reduce_tiles<Op>(a, a.finish, true, [&](int64_t o, int64_t lane, int64_t nlanes) {

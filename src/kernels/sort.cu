@@ -25,7 +25,7 @@
 // is off when the segment number is sorted by a second pass instead.
 template <class KIN, class KOUT>
 __global__ void __launch_bounds__(GA_BLOCK)
-k_argsort_keys(int64_t n, const char *src, ga_kshape sh, ga_kstrides st, int kind,
+k_argsort_keys(int64_t n, const char *src, GA_PARAM ga_kshape sh, GA_PARAM ga_kstrides st, int kind,
                int64_t seg_len, int combine, KOUT *keys, int64_t *perm)
 {
     GA_GRID_STRIDE(i, n) {
@@ -50,8 +50,9 @@ k_segment_keys(int64_t n, int64_t seg_len, const int64_t *perm, uint64_t *keys)
 // dst (position j) = src (linear index perm[j]), both N-d over one shape.
 template <class U>
 __global__ void __launch_bounds__(GA_BLOCK)
-k_sort_gather(int64_t n, const int64_t *perm, const char *src, ga_kshape ssh, ga_kstrides sst,
-              char *dst, ga_kshape dsh, ga_kstrides dst_st)
+k_sort_gather(int64_t n, const int64_t *perm, const char *src, GA_PARAM ga_kshape ssh,
+              GA_PARAM ga_kstrides sst, char *dst, GA_PARAM ga_kshape dsh,
+              GA_PARAM ga_kstrides dst_st)
 {
     GA_GRID_STRIDE(j, n) {
         *(U *)(dst + ga_offset(j, dsh, dst_st)) = *(const U *)(src + ga_offset(perm[j], ssh, sst));
@@ -60,8 +61,8 @@ k_sort_gather(int64_t n, const int64_t *perm, const char *src, ga_kshape ssh, ga
 
 // argsort's answer: the position of perm[j] within its segment.
 __global__ void __launch_bounds__(GA_BLOCK)
-k_argsort_finish(int64_t n, const int64_t *perm, int64_t seg_len, char *dst, ga_kshape dsh,
-                 ga_kstrides dst_st)
+k_argsort_finish(int64_t n, const int64_t *perm, int64_t seg_len, char *dst, GA_PARAM ga_kshape dsh,
+                 GA_PARAM ga_kstrides dst_st)
 {
     GA_GRID_STRIDE(j, n) {
         *(int64_t *)(dst + ga_offset(j, dsh, dst_st)) = perm[j] - (j / seg_len) * seg_len;
@@ -81,7 +82,8 @@ template <class T> __device__ __forceinline__ bool pick_isnan(T x)
 template <class T>
 __global__ void __launch_bounds__(GA_BLOCK)
 k_quantile_pick(int64_t nseg, int64_t seg_len, const int64_t *perm, const char *src,
-                ga_kshape sh, ga_kstrides st, ga_quantile_args args, ga_type type, char *out)
+                GA_PARAM ga_kshape sh, GA_PARAM ga_kstrides st, GA_PARAM ga_quantile_args args,
+                ga_type type, char *out)
 {
     const int osize = ga_quantile_out_double(type, args.mode) ? 8 : (int)sizeof(T);
     GA_GRID_STRIDE(w, nseg * args.nq) {

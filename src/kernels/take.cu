@@ -27,7 +27,7 @@
 
 template <class U>
 __global__ void __launch_bounds__(GA_BLOCK)
-k_take(int64_t n, int direction, ga_take_args args, char *base, char *other,
+k_take(int64_t n, int direction, GA_PARAM ga_take_args args, char *base, char *other,
        unsigned long long *error)
 {
     GA_GRID_STRIDE(r, n) {
