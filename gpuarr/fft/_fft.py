@@ -312,11 +312,14 @@ def _prepare(a, sizes, dtype):
             return src, False
         return src.astype(dtype), True
     x = _alloc_like(a, shape, dtype)
+    margin = [slice(None)] * a.ndim
     for ax, m in sizes.items():
         if m > a.shape[ax]:
-            margin = [slice(None)] * a.ndim
+            # The margin along ax, within the axes padded before it (whose
+            # own margins are zero already): no element is written twice.
             margin[ax] = slice(a.shape[ax], None)
             x[tuple(margin)] = 0
+            margin[ax] = slice(0, a.shape[ax])
     if src.size:
         x[tuple(slice(0, n) for n in src.shape)] = src
     return x, True

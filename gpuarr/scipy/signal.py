@@ -33,12 +33,12 @@ convolve/correlate with method='fft':
 * The transforms are cyclic, of the smallest length per axis at which the
   wrap-around misses the part the mode keeps (for 'same',
   n1 + n2 - 1 - (n2 - 1) // 2 rather than SciPy's n1 + n2 - 1; for
-  'valid', n1), rounded up to a product of 2, 3, 5 and 7 (cuFFT's fast
-  radices; even along the halved axis).
+  'valid', n1), rounded up to the product of 2, 3, 5 and 7 (cuFFT's fast
+  radices) that cuFFT transforms fastest, by ``_length_cost`` (measured on
+  the H100: 2187 = 3^7 rather than 2160 = 2^4 3^3 5 for 2111 points).
 * 1/N is applied to the smaller input before its transform, so no pass
-  over the large result scales it; an input a quarter of the padded size
-  or less (a filter) is padded and transformed one axis at a time, so its
-  zero rows are never transformed.
+  over the large result scales it; both inputs are transformed whole, one
+  multi-axis plan each.
 * oaconvolve gives SciPy's result by the same whole-array FFT: on the GPU
   one transform of the minimal cyclic length is faster than many blocks.
 
@@ -343,34 +343,51 @@ def _fft_type(dt):
     return dt
 
 
+def _length_cost(m):
+    """cuFFT's relative cost of one axis of m points (a product of 2, 3, 5
+    and 7), fitted to 2-d R2C + C2R timings of every such square length
+    from 2048 to 2700, float64 and float32, on the H100
+    (tools/probe_fft_lengths.py; benchmarks/results/<GPU>-fft-lengths.md):
+    a length of one prime (2048, 2187, 2401) costs least per point, each
+    further distinct prime about a fifth more, and an odd length of
+    several primes (2205, 2079) about twice as much (no half-length
+    real transform)."""
+    k = sum(1 for p in (2, 3, 5, 7) if m % p == 0)
+    return m * (6.5 + 1.5 * (k - 1) + (5.0 if m % 2 and k > 1 else 0.0))
+
+
 @functools.lru_cache(maxsize=4096)
-def _fast_len(n, even):
-    """The smallest product of 2, 3, 5 and 7 (cuFFT's fast radices) that is
-    at least n, and even when even."""
-    best = 1 << (max(n, 2 if even else 1) - 1).bit_length()    # a power of two qualifies
+def _fast_len(n):
+    """The cyclic length for at least n points: of the products of 2, 3, 5
+    and 7 from n up to the next power of two, the cheapest by
+    _length_cost (the shortest among equals)."""
+    n = max(n, 1)
+    top = 1 << (n - 1).bit_length()
+    best = top
     p7 = 1
-    while p7 < best:
+    while p7 <= top:
         p5 = p7
-        while p5 < best:
+        while p5 <= top:
             p3 = p5
-            while p3 < best:
+            while p3 <= top:
                 m = p3
-                while m < n or (even and m % 2):
+                while m < n:
                     m *= 2
-                best = min(best, m)
+                if m <= top and (_length_cost(m), m) < (_length_cost(best), best):
+                    best = m
                 p3 *= 3
             p5 *= 5
         p7 *= 7
     return best
 
 
-def _conv_geometry(s1, s2, mode, axes, real):
+def _conv_geometry(s1, s2, mode, axes):
     """The FFT convolution's geometry: (full, target, start, lengths) with
     SciPy's 'full' shape (n1 + n2 - 1 along the transformed axes, the
     broadcast length along the others), the mode's shape and its offset in
     the full result, and the cyclic length of each transformed axis: the
     least at which the wrap-around misses [start, start + target), rounded
-    up by _fast_len (even along the last axis of a real transform)."""
+    up by _fast_len."""
     nd = len(s1)
     full = [s1[a] + s2[a] - 1 if a in axes else max(s1[a], s2[a]) for a in range(nd)]
     if mode == "full":
@@ -380,8 +397,7 @@ def _conv_geometry(s1, s2, mode, axes, real):
     else:
         target = [s1[a] - s2[a] + 1 if a in axes else full[a] for a in range(nd)]
     start = [(f - t) // 2 for f, t in zip(full, target)]
-    lengths = [_fast_len(max(start[a] + target[a], full[a] - start[a]),
-                         real and a == axes[-1]) for a in axes]
+    lengths = [_fast_len(max(start[a] + target[a], full[a] - start[a])) for a in axes]
     return full, target, start, lengths
 
 
@@ -393,7 +409,7 @@ def _fft_convolve(in1, in2, mode, axes):
     from ..fft import _fft
     complex_result = in1.dtype.kind == "c" or in2.dtype.kind == "c"
     real = not complex_result
-    full, target, start, lengths = _conv_geometry(in1.shape, in2.shape, mode, axes, real)
+    full, target, start, lengths = _conv_geometry(in1.shape, in2.shape, mode, axes)
     crop = tuple(slice(b, b + t) for b, t in zip(start, target))
     if not axes:
         return gpuarr.multiply(in1, in2)[crop]
@@ -536,7 +552,7 @@ def conv_costs(shape1, shape2, dtype1, dtype2, mode="full"):
     if _swap_for_valid(mode, s1, s2):
         s1, s2 = s2, s1
     axes = [a for a in range(nd) if s1[a] != 1 and s2[a] != 1]
-    full, _, _, lengths = _conv_geometry(s1, s2, mode, axes, parts == 0)
+    full, _, _, lengths = _conv_geometry(s1, s2, mode, axes)
     batch = math.prod(full[a] for a in range(nd) if a not in axes)
     size = math.prod(lengths)
     units = batch * size * max(1.0, math.log2(size)) * (2 if parts else 1)
