@@ -67,6 +67,7 @@ import math
 import operator
 
 import numpy
+from numpy.lib.array_utils import normalize_axis_tuple
 
 from . import _core
 from ._core import ndarray
@@ -205,11 +206,7 @@ def _layout(data, axis):
     if axis is None:
         flat = ascontiguousarray(work).reshape(-1)
         return flat, max(flat.size, 1), None, None, ()
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    axes = tuple(operator.index(a) % data.ndim if -data.ndim <= a < data.ndim
-                 else _bad_axis(a, data.ndim) for a in axes)
-    if len(set(axes)) != len(axes):
-        raise ValueError("repeated axis")
+    axes = normalize_axis_tuple(tuple(axis) if isinstance(axis, list) else axis, data.ndim)
     dest = tuple(range(data.ndim - len(axes), data.ndim))
     moved = moveaxis(work, axes, dest)
     rowlen = 1
@@ -218,11 +215,6 @@ def _layout(data, axis):
     reduced = tuple(n for i, n in enumerate(data.shape) if i not in axes)
     rows = ascontiguousarray(moved).reshape(-1)
     return rows, max(rowlen, 1), moved.shape, (axes, dest), reduced
-
-
-def _bad_axis(a, ndim):
-    from numpy.exceptions import AxisError
-    raise AxisError(a, ndim)
 
 
 def _unmove(flat, moved_shape, axes):

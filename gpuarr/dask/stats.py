@@ -58,9 +58,9 @@ gpuarr.stats (astropy's, plus ``inclusive``); the differences:
   are made again (read, generated) on every pass.
 """
 import math
-import operator
 
 import numpy
+from numpy.lib.array_utils import normalize_axis_tuple
 
 from . import _merge, _register
 
@@ -373,25 +373,16 @@ _F_LOWER, _F_UPPER, _F_MEAN, _F_MEDIAN, _F_STD = range(_FIELDS)
 
 def _axes(axis, ndim):
     """axis (an int or a tuple of ints, negative from the end) as a sorted
-    tuple of distinct axes; TypeError, numpy's AxisError or ValueError
-    naming the argument."""
-    from numpy.exceptions import AxisError
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    out = []
-    for a in axes:
+    tuple of distinct axes (numpy's normalize_axis_tuple, bools refused);
+    TypeError, numpy's AxisError or ValueError naming the argument."""
+    for a in axis if isinstance(axis, tuple) else (axis,):
         if isinstance(a, (bool, numpy.bool_)):
             raise TypeError("axis must be None, an integer or a tuple of integers, got bool")
-        try:
-            a = operator.index(a)
-        except TypeError:
-            raise TypeError(f"axis must be None, an integer or a tuple of integers, got "
-                            f"{type(a).__name__}") from None
-        if not -ndim <= a < ndim:
-            raise AxisError(a, ndim, "axis")
-        out.append(a % ndim)
-    if len(set(out)) != len(out):
-        raise ValueError(f"axis: repeated axis in {axis!r}")
-    return tuple(sorted(out))
+    try:
+        return tuple(sorted(normalize_axis_tuple(axis, ndim, argname="axis")))
+    except TypeError:
+        raise TypeError(f"axis must be None, an integer or a tuple of integers, got "
+                        f"{type(axis).__name__}") from None
 
 
 def _middle(ordered, start, count):
