@@ -501,19 +501,23 @@ def _side(side):
     raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
 
 
+def _scalar_type(base_dtype, v):
+    """The dtype NumPy's searchsorted compares base_dtype with the Python
+    scalar v in: v taken at its own default dtype (bool, int64 or uint64,
+    float64; float64 for ints beyond them), not as a weak scalar (NEP 50),
+    so -1e-300 sorts before a float16 0 and 300 after every int8."""
+    if type(v) is int and not -2**63 <= v < 2**64:
+        return numpy.dtype(numpy.float64)
+    return numpy.result_type(base_dtype, numpy.asarray(v).dtype)
+
+
 def _values_and_type(base_dtype, v, name):
-    """v as a device array of the common dtype of base_dtype and v (NEP 50:
-    Python scalars are weak)."""
+    """v as a device array of the dtype searchsorted compares base_dtype
+    and v in (NumPy's: _scalar_type for Python scalars)."""
     if isinstance(v, ndarray):
         common = numpy.result_type(base_dtype, v.dtype)
     elif isinstance(v, (int, float, bool)):
-        common = numpy.result_type(base_dtype, v)
-        if type(v) is int and common.kind in "iu" and not (
-                numpy.iinfo(common).min <= v <= numpy.iinfo(common).max):
-            # a Python int beyond the integer type keeps its value, as in
-            # NumPy: -1 sorts before every uint8, 300 after every int8
-            common = (numpy.result_type(base_dtype, numpy.min_scalar_type(v))
-                      if -2**63 <= v < 2**64 else numpy.dtype(numpy.float64))
+        common = _scalar_type(base_dtype, v)
     else:
         common = numpy.result_type(base_dtype, numpy.asarray(_host_or_device(v, name)).dtype)
     return asarray(v, dtype=common), common

@@ -335,6 +335,29 @@ def test_searchsorted_matches_numpy(rng, dtype, side):
     assert int(s) == np.searchsorted(a, 1, side=side)
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int16, np.uint32, np.int64,
+                                   np.uint64, np.float16, np.float32, np.float64])
+def test_searchsorted_python_scalar_type(rng, dtype):
+    """The comparison dtype for a Python scalar v: NumPy's searchsorted on
+    a and v cast to it gives NumPy's own answer, for values that round in
+    a's dtype (1e-300 in float16, 0.1 in float32) and beyond its range."""
+    from gpuarr._sorting import _scalar_type
+    if np.dtype(dtype).kind == "f":
+        a = np.sort((rng.standard_normal(20) * 3).astype(dtype))
+        a[:2] = [-0.5, 0.0]
+        a[2] = np.float32(0.1).astype(dtype)
+        a.sort()
+    else:
+        a = np.sort(rng.integers(0, 2 if dtype == np.bool_ else 5, 20).astype(dtype))
+    for v in (0, 1, -1, 300, -300, 2**63, 2**63 - 1, -2**63, 2**70, 0.1, -1e-300, 1e-300,
+              2.5, float("inf"), float("nan"), True, False):
+        common = _scalar_type(a.dtype, v)
+        for side in ("left", "right"):
+            want = np.searchsorted(a, v, side=side)
+            got = np.searchsorted(a.astype(common), np.asarray(v, common), side=side)
+            assert got == want, (v, side, common)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype,v", [(np.uint8, -1), (np.uint8, 256), (np.int8, 300),
                                      (np.int8, -129), (np.uint64, -1), (np.int64, 2**63),
