@@ -533,8 +533,13 @@ def conv_costs(shape1, shape2, dtype1, dtype2, mode="full"):
     """(fft_seconds, direct_seconds): the cost model behind method='auto'
     for convolving inputs of these shapes and dtypes (the placeholder
     constants above; no device needed)."""
-    s1, s2 = tuple(shape1), tuple(shape2)
-    dt1, dt2 = numpy.dtype(dtype1), numpy.dtype(dtype2)
+    return _costs(tuple(shape1), tuple(shape2), numpy.dtype(dtype1), numpy.dtype(dtype2), mode)
+
+
+@functools.lru_cache(maxsize=1024)
+def _costs(s1, s2, dt1, dt2, mode):
+    """conv_costs of tuples and dtypes, kept: method='auto' asks the same
+    question on every call of a loop (~10 us of Python each)."""
     rt = numpy.result_type(dt1, dt2)
     nd = len(s1)
     n1, n2 = math.prod(s1), math.prod(s2)
