@@ -87,6 +87,22 @@ def test_bad_arguments():
 
 
 @requires_nvrtc
+def test_cache_key_covers_gpuarr_headers(tmp_path, monkeypatch):
+    """With gpuarr's kernel headers on the include path, their contents are
+    part of the key: a header changed by a rebuild of the same version
+    gives another key; without them on the path, the key ignores them."""
+    (tmp_path / "ufunc_ops.cuh").write_text("// one")
+    monkeypatch.setattr(compiler, "_own_include", lambda: str(tmp_path))
+    monkeypatch.setattr(compiler, "_folder_digests", {})
+    opts = ("-arch=sm_90", f"-I{tmp_path}")
+    first = compiler.cache_key("src", opts, (), "cubin", 90)
+    plain = compiler.cache_key("src", ("-arch=sm_90",), (), "cubin", 90)
+    (tmp_path / "ufunc_ops.cuh").write_text("// two")
+    monkeypatch.setattr(compiler, "_folder_digests", {})
+    assert compiler.cache_key("src", opts, (), "cubin", 90) != first
+    assert compiler.cache_key("src", ("-arch=sm_90",), (), "cubin", 90) == plain
+
+
 def test_cache_key_covers_everything_that_changes_the_binary():
     base = compiler.cache_key("src", ("-arch=sm_90",), (), "cubin", 90)
     assert base != compiler.cache_key("src ", ("-arch=sm_90",), (), "cubin", 90)

@@ -274,11 +274,15 @@ def _cuda_include_dirs():
     return _include_dirs
 
 
+def _own_include():
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "include")
+
+
 def include_dir():
     """The folder of gpuarr's kernel headers (element types, NumPy's
     conversions, the ufunc functors) that generated kernels include; the
     build puts them in gpuarr/include."""
-    d = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "include")
+    d = _own_include()
     if not os.path.isfile(os.path.join(d, "ufunc_ops.cuh")):
         raise NVRTCError(f"gpuarr's kernel headers are missing from {d}: the package was not "
                          "built completely (reinstall it)")
@@ -467,14 +471,42 @@ def _write(d, path, kind, data, lowered):
                 pass
 
 
+_folder_digests = {}
+
+
+def _folder_digest(d):
+    """BLAKE2b over the names and contents of the files in folder d, kept
+    for the process (gpuarr's kernel headers: ~100 KB, read once)."""
+    got = _folder_digests.get(d)
+    if got is None:
+        h = _hash()
+        try:
+            names = sorted(os.listdir(d))
+        except OSError:
+            names = []
+        for name in names:
+            p = os.path.join(d, name)
+            if os.path.isfile(p):
+                h.update(name.encode() + b"\0")
+                with open(p, "rb") as f:
+                    h.update(f.read())
+        got = _folder_digests[d] = h.hexdigest()
+    return got
+
+
 def cache_key(source, options, name_expressions, kind, arch):
     """The hex BLAKE2b digest identifying a binary: over gpuarr's version, the NVRTC
     library's identity (path, size, time: its version without loading it),
-    the target, the options, the name expressions and the source."""
+    the target, the options, the name expressions, the source and, when
+    the options include gpuarr's kernel headers, their contents (a header
+    changed by a rebuild of the same version must not load a stale binary;
+    the user's own -I folders are not read, as in CuPy)."""
     from .. import __version__
+    own = "-I" + _own_include()
+    headers = _folder_digest(_own_include()) if own in options else ""
     h = _hash()
     for part in (_CACHE_FORMAT.decode(), __version__, _identity(), kind, str(arch),
-                 "\0".join(options), "\0".join(name_expressions), source):
+                 "\0".join(options), "\0".join(name_expressions), source, headers):
         h.update(part.encode())
         h.update(b"\x00\x01")
     return h.hexdigest()
