@@ -52,7 +52,9 @@ class Philox(tuple):
 def _with_meta(name, *args, meta=None, **kwargs):
     """dask.array's creation function `name` with gpuarr chunks."""
     import gpuarr
-    meta = gpuarr.empty(()) if meta is None else meta
+    # zeros, not empty: dask casts the meta (astype), which reads its element
+    # (compute-sanitizer initcheck reported the read of an unwritten one)
+    meta = gpuarr.zeros(()) if meta is None else meta
     with dask.config.set({"array.backend": "numpy"}):
         return getattr(da, name)(*args, meta=meta, **kwargs)
 
