@@ -34,6 +34,8 @@
 # --api-errors  compute-sanitizer's --report-api-errors (default no: the
 #               suite provokes CUDA errors on purpose, e.g. a bad device
 #               number, which would be counted; explicit lists them)
+# --backtrace   compute-sanitizer's --show-backtrace (default device); with
+#               host or yes memcheck runs without its leak check (see options())
 # --kernels, --exclude-kernels   compute-sanitizer's --kernel-name and
 #               --kernel-name-exclude filters (e.g. kns=label, regex=k_.*)
 # The sanitizer's own options are passed only where `compute-sanitizer
@@ -103,7 +105,16 @@ options() {
     has --show-backtrace && OPTS+=(--show-backtrace "$backtrace")
     has --report-api-errors && OPTS+=(--report-api-errors "$api_errors")
     has --require-cuda-init && OPTS+=(--require-cuda-init no)
-    [ "$1" = memcheck ] && has --leak-check && OPTS+=(--leak-check "$leak")
+    # Host backtraces include Python frames, which the sanitizer appears to
+    # keep alive, and every array with them: at eeda51f, test_fft + test_sorting
+    # with GPUARR_POOL=0 end with 0 bytes in use without the sanitizer and
+    # 810 MB (its whole LEAK SUMMARY) under memcheck with host backtraces,
+    # while the suite under device backtraces (8a891a4) had 6 leaks.  Not yet
+    # confirmed at one commit with both; until then leak counts come from
+    # device backtraces only.
+    local lk=$leak
+    [ "$backtrace" != device ] && [ "$backtrace" != no ] && lk=no
+    [ "$1" = memcheck ] && has --leak-check && OPTS+=(--leak-check "$lk")
     [ "$1" = racecheck ] && has --racecheck-report && OPTS+=(--racecheck-report "$race_report")
     [ -n "$kernels" ] && has --kernel-name && OPTS+=(--kernel-name "$kernels")
     [ -n "$exclude_kernels" ] && has --kernel-name-exclude &&
