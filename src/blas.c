@@ -491,7 +491,8 @@ mm_tiled(ga_array *a, ga_array *b, ga_array *c, const mm_shape *p)
         return -1;
     g.c_bs = st[0], g.a_bs = st[1], g.b_bs = st[2];
     cudaStream_t stream = ga_runtime_device_stream(c->device);
-    GA_LAUNCH_TRY(ga_launch_matmul_tiled(c->type, &g, stream), stream);
+    GA_LAUNCH_TRY(ga_launch_matmul_tiled(c->type, &g, ga_runtime_sm_count(c->device), stream),
+                  stream);
     return 0;
 fail:
     return -1;

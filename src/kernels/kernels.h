@@ -716,8 +716,9 @@ typedef struct {
 /* NumPy's matmul of bool (any of ands) and integer types (sums of products
  * wrapping modulo 2**bits), and of float16/32/64 (fused multiply-adds in
  * float or double: src/blas.c sends only small products); k == 0 writes
- * zeros (false). */
-cudaError_t ga_launch_matmul_tiled(ga_type type, const ga_matmul_args *args,
+ * zeros (false).  sms: the device's multiprocessor count; a batch of
+ * fewer 64 x 64 tiles takes 16 x 16 tiles. */
+cudaError_t ga_launch_matmul_tiled(ga_type type, const ga_matmul_args *args, int sms,
                                    cudaStream_t stream);
 
 /* ---- spin.cu: test helper ---- */

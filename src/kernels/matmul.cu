@@ -20,14 +20,20 @@
 // memory; operands take any byte strides (transposed, negative, broadcast),
 // so the host never copies.  (The first version, one output per thread in
 // 16 x 16 tiles, took 377 us for 1024^2 int32 on the lent H100, CuPy 270.)
+// A product with fewer 64 x 64 tiles than the GPU has multiprocessors
+// takes 16 x 16 tiles, one output a thread (PER = 1), so that more blocks
+// share it: a 64^3 float32 product ran 10.5 us back to back as one 64 x 64
+// block, and two 16 x 16-tile variants (16 blocks, one output a thread)
+// 4.4-4.6 us (src/kernels/dev/matmul_small_bench.cu on the lent H100; this
+// form, with 16-deep slabs, not yet measured).
 #include "kernel_common.cuh"
 
 namespace {
 
 constexpr int THREADS = 16;           // per side of the block
-constexpr int PER = 4;                // outputs per thread per side
-constexpr int TILE = THREADS * PER;   // 64: the block's tile per side
 constexpr int DEPTH = 16;             // the k-slab staged per step
+// PER (a template parameter): outputs per thread per side, 4 or 1; the
+// block's tile is THREADS * PER per side.
 
 // The accumulator: the operand width, at least 32 bits (uint16 * uint16
 // would promote to int and overflow, which is undefined).
@@ -51,10 +57,11 @@ __device__ __forceinline__ A load(const char *p)
 
 // ============================== kernels ====================================
 
-template <class T>
+template <class T, int PER>
 __global__ void __launch_bounds__(THREADS * THREADS)
 k_matmul_tiled(ga_matmul_args g, int64_t batch, int64_t row_blocks)
 {
+    constexpr int TILE = THREADS * PER;
     using A = typename acc_of<T>::type;
     __shared__ A ta[DEPTH][TILE + 1], tb[DEPTH][TILE + 1];   // [k][row], [k][column]
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * THREADS + tx;
@@ -125,31 +132,41 @@ k_matmul_tiled(ga_matmul_args g, int64_t batch, int64_t row_blocks)
     }
 }
 
-template <class T>
-cudaError_t matmul_tiled(const ga_matmul_args *g, cudaStream_t stream)
+template <class T, int PER>
+cudaError_t matmul_tiles(const ga_matmul_args *g, int64_t batch, cudaStream_t stream)
 {
-    const int64_t batch = ga_kshape_size(&g->batch);
+    constexpr int TILE = THREADS * PER;
     const int64_t col_blocks = (g->n + TILE - 1) / TILE;
     const int64_t row_blocks = (g->m + TILE - 1) / TILE;
     if (col_blocks > INT32_MAX)
         return cudaErrorInvalidValue;
     const dim3 grid((unsigned)col_blocks, (unsigned)(row_blocks < 65535 ? row_blocks : 65535),
                     (unsigned)(batch < 65535 ? batch : 65535));
-    k_matmul_tiled<T><<<grid, dim3(THREADS, THREADS), 0, stream>>>(*g, batch, row_blocks);
+    k_matmul_tiled<T, PER><<<grid, dim3(THREADS, THREADS), 0, stream>>>(*g, batch, row_blocks);
     return cudaGetLastError();
+}
+
+// 64 x 64 tiles, or 16 x 16 ones when the 64 x 64 tiles of the whole batch
+// are fewer than the device's multiprocessors.
+template <class T>
+cudaError_t matmul_tiled(const ga_matmul_args *g, int sms, cudaStream_t stream)
+{
+    const int64_t batch = ga_kshape_size(&g->batch);
+    const int64_t tiles = ((g->n + 63) / 64) * ((g->m + 63) / 64) * batch;
+    return tiles < sms ? matmul_tiles<T, 1>(g, batch, stream) : matmul_tiles<T, 4>(g, batch, stream);
 }
 
 // bool, or an integer type as the unsigned one of its width (a wrapping
 // product and sum give the same bits whatever the sign); a real floating
 // type as itself.
 struct MatmulLaunch {
-    const ga_matmul_args *args; cudaStream_t stream;
+    const ga_matmul_args *args; int sms; cudaStream_t stream;
     template <class T> cudaError_t operator()()
     {
         if constexpr (ga_integral<T>)
-            return matmul_tiled<ga_unsigned<T>>(args, stream);
+            return matmul_tiled<ga_unsigned<T>>(args, sms, stream);
         else if constexpr (ga_is_float<T>)
-            return matmul_tiled<T>(args, stream);
+            return matmul_tiled<T>(args, sms, stream);
         else
             return cudaErrorInvalidValue;
     }
@@ -159,9 +176,9 @@ struct MatmulLaunch {
 // ============================== launchers ==================================
 
 extern "C" cudaError_t ga_launch_matmul_tiled(ga_type type, const ga_matmul_args *args,
-                                              cudaStream_t stream)
+                                              int sms, cudaStream_t stream)
 {
     if (args->m == 0 || args->n == 0 || ga_kshape_size(&args->batch) == 0)
         return cudaSuccess;
-    return ga_visit_type(type, MatmulLaunch{args, stream});
+    return ga_visit_type(type, MatmulLaunch{args, sms, stream});
 }

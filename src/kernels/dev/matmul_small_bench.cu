@@ -11,8 +11,11 @@
 //
 // Variants (C row-major, float32, operands C-contiguous here; the library's
 // kernels take byte strides, which these keep, so the comparison is fair):
-//   tiled   matmul.cu's kernel as the library launches it (64 x 64 tile a
-//           block, 4 x 4 outputs a thread, 16-deep k slabs)
+//   tiled   matmul.cu's kernel with 64 x 64 tiles (4 x 4 outputs a thread,
+//           16-deep k slabs), as the library launched every product before
+//   library matmul.cu's kernel as the library launches it now: 16 x 16
+//           tiles, one output a thread, when the 64 x 64 tiles are fewer
+//           than the multiprocessors
 //   naive   one output a thread, 16 x 16 blocks, k read from global memory
 //           through the read-only path (no shared memory, no barriers)
 //   tile16  16 x 16 tile a block, one output a thread, the whole k of both
@@ -81,7 +84,8 @@ ga_matmul_args args_for(const float *a, const float *b, float *c, int m, int n, 
 
 int main()
 {
-    int bad = 0;
+    int bad = 0, sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const int sizes[][3] = {{16, 16, 16}, {32, 32, 32}, {64, 64, 64}, {128, 128, 128},
                             {64, 64, 128}, {128, 128, 32}};
     for (auto &s : sizes) {
@@ -110,7 +114,8 @@ int main()
         const dim3 b16(16, 16), g16((n + 15) / 16, (m + 15) / 16);
         struct Variant { const char *name; std::function<void()> run; bool ok; };
         std::vector<Variant> vs = {
-            {"tiled", [&] { CK(ga_launch_matmul_tiled(GA_FLOAT32, &g, 0)); }, true},
+            {"tiled", [&] { CK(ga_launch_matmul_tiled(GA_FLOAT32, &g, 0, 0)); }, true},
+            {"library", [&] { CK(ga_launch_matmul_tiled(GA_FLOAT32, &g, sms, 0)); }, true},
             {"naive", [&] { k_naive<<<g16, b16>>>(g); }, true},
             {"tile16", [&] { k_tile16<<<g16, b16>>>(g); }, k <= KMAX},
         };
