@@ -416,14 +416,21 @@ def _fft_convolve(in1, in2, mode, axes):
     t1, t2 = _fft_type(in1.dtype), _fft_type(in2.dtype)
     if complex_result:
         t1, t2 = numpy.result_type(t1, 1j), numpy.result_type(t2, 1j)
-    # The inverse transform's 1/N, on the smaller input.
+    # The inverse transform's 1/N, on the smaller input; the larger one's
+    # padding and transform are queued first, so the GPU works on them while
+    # the host prepares the smaller one (its launches were host-bound gaps).
     scale = 1.0 / math.prod(lengths)
+
+    def spectrum(x, t=None):
+        if t is not None:
+            x = gpuarr.multiply(x if x.dtype == t else x.astype(t), scale)
+        return _fft.padded_spectrum(x, axes, lengths, real)
     if in2.size <= in1.size:
-        in2 = gpuarr.multiply(in2 if in2.dtype == t2 else in2.astype(t2), scale)
+        sp1 = spectrum(in1)
+        sp2 = spectrum(in2, t2)
     else:
-        in1 = gpuarr.multiply(in1 if in1.dtype == t1 else in1.astype(t1), scale)
-    sp1 = _fft.padded_spectrum(in1, axes, lengths, real)
-    sp2 = _fft.padded_spectrum(in2, axes, lengths, real)
+        sp2 = spectrum(in2)
+        sp1 = spectrum(in1, t1)
     shape = tuple(max(a, b) for a, b in zip(sp1.shape, sp2.shape))
     pt = numpy.result_type(sp1.dtype, sp2.dtype)
     into = next((sp for sp in (sp1, sp2) if sp.shape == shape and sp.dtype == pt), None)
