@@ -467,6 +467,44 @@ def test_plan_cache_keeps_recent_plans(monkeypatch):
     assert cufft.get_plan_cache() is gfft.config.get_plan_cache()
 
 
+def test_plan_sets_work_area_and_stream_only_when_they_change(monkeypatch):
+    """Plan.execute gives cuFFT the pool's work area and the current stream
+    only when they differ from the last ones it gave (each is a ctypes
+    call); a transform always runs."""
+    import threading
+    import types
+    calls = []
+
+    class Lib:
+        def cufftSetWorkArea(self, h, p):
+            calls.append(("area", p))
+            return 0
+
+        def cufftSetStream(self, h, st):
+            calls.append(("stream", st))
+            return 0
+
+        def cufftExecZ2Z(self, h, i, o, d):
+            calls.append(("exec",))
+            return 0
+    areas, streams = iter([100, 100, 200, 200]), iter([5, 5, 7, 0])
+    core = types.SimpleNamespace(
+        empty=lambda shape, dtype: types.SimpleNamespace(data=types.SimpleNamespace(
+            ptr=next(areas))),
+        get_current_stream=lambda: types.SimpleNamespace(ptr=next(streams)),
+        is_available=lambda: False)             # Plan.__del__: no cufftDestroy of the fake
+    monkeypatch.setattr(cufft, "_cufft", lambda: Lib())
+    monkeypatch.setattr(cufft, "_core", core)
+    plan = object.__new__(cufft.Plan)
+    plan.layout = cufft.Layout(cufft.Z2Z, (8,), (8,), 1, 8, (8,), 1, 8, 1)
+    plan.device, plan.handle, plan.work_size, plan.lock = 0, 1, 64, threading.Lock()
+    plan.bound = (None, None)
+    for _ in range(4):
+        plan.execute(10, 20, cufft.FORWARD)
+    assert calls == [("area", 100), ("stream", 5), ("exec",), ("exec",),
+                     ("area", 200), ("stream", 7), ("exec",), ("stream", None), ("exec",)]
+
+
 def test_layouts_of_contiguous_arrays(monkeypatch):
     """The plans gpuarr asks cuFFT for, planned without a GPU: C-contiguous
     arrays transform without copies, as one plan for up to three axes."""

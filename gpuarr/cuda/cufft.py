@@ -158,13 +158,16 @@ class Layout(collections.namedtuple("Layout", "type n inembed istride idist onem
 class Plan:
     """A cuFFT plan for one Layout on one device (made on the current one)."""
 
-    __slots__ = ("layout", "device", "handle", "work_size", "lock")
+    __slots__ = ("layout", "device", "handle", "work_size", "lock", "bound")
 
     def __init__(self, layout, device):
         import ctypes
         lib = _cufft()
         self.layout, self.device, self.lock = layout, device, threading.Lock()
         self.handle = None
+        # (work area address, stream) last given to cuFFT: each set is a
+        # ctypes call, skipped when the pool and the stream give the same
+        self.bound = (None, None)
         h = ctypes.c_int()
         _check(lib.cufftCreate(ctypes.byref(h)), "cufftCreate")
         try:
@@ -201,9 +204,13 @@ class Plan:
             work = None
             if self.work_size:
                 work = _core.empty((self.work_size,), dtype="uint8")
-                _check(lib.cufftSetWorkArea(self.handle, work.data.ptr), "cufftSetWorkArea")
-            _check(lib.cufftSetStream(self.handle, _core.get_current_stream().ptr or None),
-                   "cufftSetStream")
+            area, stream = work.data.ptr if work is not None else None, \
+                _core.get_current_stream().ptr or None
+            if area is not None and area != self.bound[0]:
+                _check(lib.cufftSetWorkArea(self.handle, area), "cufftSetWorkArea")
+            if stream != self.bound[1]:
+                _check(lib.cufftSetStream(self.handle, stream), "cufftSetStream")
+            self.bound = (area, stream)
             if t == Z2Z:
                 rc, call = lib.cufftExecZ2Z(self.handle, iptr, optr, direction), "cufftExecZ2Z"
             elif t == C2C:
