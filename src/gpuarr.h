@@ -453,18 +453,12 @@ int ga_take_plan_add_index(ga_take_plan *p, PyObject *obj, int axis, int orig_ax
  * out of range (a device index is checked with one synchronisation). */
 ga_array *ga_take_gather(ga_take_plan *p);
 int ga_take_scatter(ga_take_plan *p, PyObject *value);
-/* ndarray methods of take.c (listed in methods.c). */
-PyObject *ga_array_take(PyObject *self, PyObject *args, PyObject *kwds);
-PyObject *ga_array_put(PyObject *self, PyObject *args, PyObject *kwds);
 
 /* ======================== sort.c ========================================= */
 
 /* ndarray methods of sort.c (listed in methods.c). */
 PyObject *ga_array_sort(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *ga_array_argsort(PyObject *self, PyObject *args, PyObject *kwds);
-PyObject *ga_array_partition(PyObject *self, PyObject *args, PyObject *kwds);
-PyObject *ga_array_argpartition(PyObject *self, PyObject *args, PyObject *kwds);
-PyObject *ga_array_searchsorted(PyObject *self, PyObject *args, PyObject *kwds);
 
 /* ======================== userkernel.c =================================== */
 

@@ -564,7 +564,7 @@ array_deepcopy(ga_array *self, PyObject *memo)
 }
 
 /* Methods written in Python: each forwards to the helper registered as
- * "ndarray.<name>" (gpuarr/_array_api.py, _linalg.py, _methods.py). */
+ * "ndarray.<name>" (gpuarr/_array_api.py, _linalg.py, _methods.py, _sorting.py). */
 #define FORWARD(fn, name)                                                   \
     static PyObject *fn(PyObject *self, PyObject *args, PyObject *kwds)    \
     {                                                                       \
@@ -581,6 +581,11 @@ FORWARD(array_round, "round")
 FORWARD(array_repeat, "repeat")
 FORWARD(array_tobytes, "tobytes")
 FORWARD(array_tofile, "tofile")
+FORWARD(array_take, "take")
+FORWARD(array_put, "put")
+FORWARD(array_partition, "partition")
+FORWARD(array_argpartition, "argpartition")
+FORWARD(array_searchsorted, "searchsorted")
 #undef FORWARD
 
 PyMethodDef ga_array_methods[] = {
@@ -720,14 +725,14 @@ PyMethodDef ga_array_methods[] = {
     {"argsort", (PyCFunction)(void (*)(void))ga_array_argsort, METH_VARARGS | METH_KEYWORDS,
      "argsort($self, /, axis=-1, kind=None, order=None, *, stable=None)\n--\n\n"
      "Stable."},
-    {"partition", (PyCFunction)(void (*)(void))ga_array_partition, METH_VARARGS | METH_KEYWORDS,
+    {"partition", (PyCFunction)(void (*)(void))array_partition, METH_VARARGS | METH_KEYWORDS,
      "partition($self, /, kth, axis=-1, kind='introselect', order=None)\n--\n\n"
      "In place (sorts)."},
-    {"argpartition", (PyCFunction)(void (*)(void))ga_array_argpartition,
+    {"argpartition", (PyCFunction)(void (*)(void))array_argpartition,
      METH_VARARGS | METH_KEYWORDS,
      "argpartition($self, /, kth, axis=-1, kind='introselect', order=None)\n--\n\n"
      "As gpuarr.argpartition(self, ...)."},
-    {"searchsorted", (PyCFunction)(void (*)(void))ga_array_searchsorted,
+    {"searchsorted", (PyCFunction)(void (*)(void))array_searchsorted,
      METH_VARARGS | METH_KEYWORDS,
      "searchsorted($self, /, v, side='left', sorter=None)\n--\n\n"
      "As gpuarr.searchsorted(self, ...)."},
@@ -737,10 +742,10 @@ PyMethodDef ga_array_methods[] = {
     {"compress", (PyCFunction)(void (*)(void))ga_array_compress, METH_VARARGS | METH_KEYWORDS,
      "compress($self, /, condition, axis=None, out=None)\n--\n\n"
      "Synchronises once."},
-    {"take", (PyCFunction)(void (*)(void))ga_array_take, METH_VARARGS | METH_KEYWORDS,
+    {"take", (PyCFunction)(void (*)(void))array_take, METH_VARARGS | METH_KEYWORDS,
      "take($self, /, indices, axis=None, out=None, mode='raise')\n--\n\n"
      "As gpuarr.take(self, ...)."},
-    {"put", (PyCFunction)(void (*)(void))ga_array_put, METH_VARARGS | METH_KEYWORDS,
+    {"put", (PyCFunction)(void (*)(void))array_put, METH_VARARGS | METH_KEYWORDS,
      "put($self, /, indices, values, mode='raise')\n--\n\n"
      "As gpuarr.put(self, ...)."},
     {"dot", (PyCFunction)(void (*)(void))array_dot, METH_VARARGS | METH_KEYWORDS,

@@ -785,24 +785,6 @@ ga_array_argsort(PyObject *self, PyObject *args, PyObject *kwds)
     return r;
 }
 
-PyObject *
-ga_array_partition(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return ga_forward_method("ndarray.partition", self, args, kwds);
-}
-
-PyObject *
-ga_array_argpartition(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return ga_forward_method("ndarray.argpartition", self, args, kwds);
-}
-
-PyObject *
-ga_array_searchsorted(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return ga_forward_method("ndarray.searchsorted", self, args, kwds);
-}
-
 static PyMethodDef sort_functions[] = {
     {"_sort", py_sort, METH_VARARGS, "_sort(a, axis, arg) -> stable sort or argsort"},
     {"_quantile", py_quantile, METH_VARARGS,

@@ -435,20 +435,6 @@ py_put(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* --------------------------------------------------------------- methods */
-
-PyObject *
-ga_array_take(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return ga_forward_method("ndarray.take", self, args, kwds);
-}
-
-PyObject *
-ga_array_put(PyObject *self, PyObject *args, PyObject *kwds)
-{
-    return ga_forward_method("ndarray.put", self, args, kwds);
-}
-
 static PyMethodDef take_functions[] = {
     {"_take", py_take, METH_VARARGS, "_take(a, indices, axis, mode) -> gathered array"},
     {"_put", py_put, METH_VARARGS, "_put(a, indices, values, mode): a.flat[indices] = values"},
