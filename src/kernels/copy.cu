@@ -12,17 +12,10 @@ template <class T>
 __global__ void k_copy_nd(int64_t n, GA_PARAM ga_kshape sh, char *dst, GA_PARAM ga_kstrides ds,
                           const char *src, GA_PARAM ga_kstrides ss)
 {
-    int64_t od, os;
-    if (n <= UINT32_MAX) {
-        GA_GRID_STRIDE(i, n) {
-            ga_offset2<uint32_t>(i, sh, ds, ss, &od, &os);
-            *(T *)(dst + od) = *(const T *)(src + os);
-        }
-    } else {
-        GA_GRID_STRIDE(i, n) {
-            ga_offset2(i, sh, ds, ss, &od, &os);
-            *(T *)(dst + od) = *(const T *)(src + os);
-        }
+    GA_GRID_STRIDE(i, n) {
+        int64_t od, os;
+        ga_offset2(i, sh, ds, ss, &od, &os);
+        *(T *)(dst + od) = *(const T *)(src + os);
     }
 }
 
@@ -30,10 +23,8 @@ template <class T>
 __global__ void k_fill_nd(int64_t n, GA_PARAM ga_kshape sh, char *dst, GA_PARAM ga_kstrides ds,
                           T value)
 {
-    if (n <= UINT32_MAX) {
-        GA_GRID_STRIDE(i, n) *(T *)(dst + ga_offset<uint32_t>(i, sh, ds)) = value;
-    } else {
-        GA_GRID_STRIDE(i, n) *(T *)(dst + ga_offset(i, sh, ds)) = value;
+    GA_GRID_STRIDE(i, n) {
+        *(T *)(dst + ga_offset(i, sh, ds)) = value;
     }
 }
 

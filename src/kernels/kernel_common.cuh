@@ -200,40 +200,33 @@ __device__ __forceinline__ D ga_convert(S s)
 // N-d offsets: linear index -> byte offset for one operand, innermost
 // dimension last (C order), as the host collapsed it.
 // ---------------------------------------------------------------------------
-// I: the type of the index arithmetic; uint32_t where the launch has fewer
-// than 2^32 elements (every quotient then fits), a 32-bit division being
-// several times cheaper than a 64-bit one.
-template <class I = int64_t>
 __device__ __forceinline__ int64_t ga_offset(int64_t i, const ga_kshape &sh, const ga_kstrides &st)
 {
     int64_t off = 0;
-    I j = (I)i;
     for (int d = sh.ndim - 1; d > 0; --d) {
-        I n = (I)sh.shape[d];
-        I q = j / n;
-        off += (int64_t)(j - q * n) * st.s[d];
-        j = q;
+        int64_t n = sh.shape[d];
+        int64_t q = i / n;
+        off += (i - q * n) * st.s[d];
+        i = q;
     }
-    return off + (int64_t)j * st.s[0];
+    return off + i * st.s[0];
 }
 
-template <class I = int64_t>
 __device__ __forceinline__ void ga_offset2(int64_t i, const ga_kshape &sh,
                                            const ga_kstrides &a, const ga_kstrides &b,
                                            int64_t *oa, int64_t *ob)
 {
     int64_t x = 0, y = 0;
-    I j = (I)i;
     for (int d = sh.ndim - 1; d > 0; --d) {
-        I n = (I)sh.shape[d];
-        I q = j / n;
-        int64_t r = (int64_t)(j - q * n);
+        int64_t n = sh.shape[d];
+        int64_t q = i / n;
+        int64_t r = i - q * n;
         x += r * a.s[d];
         y += r * b.s[d];
-        j = q;
+        i = q;
     }
-    *oa = x + (int64_t)j * a.s[0];
-    *ob = y + (int64_t)j * b.s[0];
+    *oa = x + i * a.s[0];
+    *ob = y + i * b.s[0];
 }
 
 #ifndef __CUDACC_RTC__
