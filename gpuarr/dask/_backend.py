@@ -49,14 +49,17 @@ class Philox(tuple):
         return f"Philox(entropy={self._seed_seq.entropy!r})"
 
 
-def _with_meta(name, *args, meta=None, **kwargs):
-    """dask.array's creation function `name` with gpuarr chunks."""
+def _with_meta(name, *args, meta_keyword="meta", **kwargs):
+    """dask.array's creation function `name` with gpuarr chunks: a gpuarr
+    meta given as its keyword `meta_keyword` (meta=, or like= for arange)
+    unless the caller gave one."""
     import gpuarr
-    # zeros, not empty: dask casts the meta (astype), which reads its element
-    # (compute-sanitizer initcheck reported the read of an unwritten one)
-    meta = gpuarr.zeros(()) if meta is None else meta
+    if kwargs.get(meta_keyword) is None:
+        # zeros, not empty: dask casts the meta (astype), which reads its
+        # element (compute-sanitizer initcheck reported the unwritten one)
+        kwargs[meta_keyword] = gpuarr.zeros(())
     with dask.config.set({"array.backend": "numpy"}):
-        return getattr(da, name)(*args, meta=meta, **kwargs)
+        return getattr(da, name)(*args, **kwargs)
 
 
 class GpuarrBackendEntrypoint(ArrayBackendEntrypoint):
@@ -103,8 +106,5 @@ class GpuarrBackendEntrypoint(ArrayBackendEntrypoint):
         return _with_meta("full", *args, **kwargs)
 
     @staticmethod
-    def arange(*args, like=None, **kwargs):
-        import gpuarr
-        like = gpuarr.empty(()) if like is None else like
-        with dask.config.set({"array.backend": "numpy"}):
-            return da.arange(*args, like=like, **kwargs)
+    def arange(*args, **kwargs):
+        return _with_meta("arange", *args, meta_keyword="like", **kwargs)
