@@ -1,0 +1,145 @@
+"""Issue 21's figures on the lent GPUs: the lesson's pipeline on a chunked
+mosaic through gpuarr.dask against the same four steps on the whole image
+as one gpuarr array.
+
+    python tools/probe_mosaic.py compare SIZE CHUNK [--repeat R]
+        one process, Dask's synchronous scheduler: the mosaic's chunks made
+        and persisted on the GPU, gpuarr.dask.mosaic.pipeline timed R times,
+        then the assembled image through gpuarr.stats and
+        gpuarr.scipy.ndimage (the same steps) timed R times; the answers
+        compared (background sigma, count, every label, centres, fluxes) and
+        the ratio of the two pipelines' times (the last run of each).
+    python tools/probe_mosaic.py scale SIZE CHUNK --workers 1,2 [--repeat R]
+        the pipeline on a local distributed cluster of K single-threaded
+        workers, worker i on GPU i % the GPU count, for each K; Dask's task
+        stream splits each step's worker time into compute and transfer.
+
+One JSON line per result (prefixed "RESULT ") for the results file.
+"""
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+
+
+def emit(**kw):
+    print("RESULT " + json.dumps(kw, default=float), flush=True)
+
+
+def whole_steps(img):
+    """The mosaic pipeline's four steps on one gpuarr array (timed each,
+    synchronised): gpuarr.stats.sigma_clipped_stats in the lesson's mode,
+    img > 5 std, label (int32), center_of_mass and sum_labels."""
+    import gpuarr as gp
+    from gpuarr.scipy import ndimage
+    from gpuarr.stats import sigma_clipped_stats
+    times = []
+
+    def step(fn):
+        gp.cuda.Device().synchronize()
+        t = time.perf_counter()
+        out = fn()
+        gp.cuda.Device().synchronize()
+        times.append(time.perf_counter() - t)
+        return out
+
+    std = step(lambda: float(sigma_clipped_stats(img, sigma=3, maxiters=None,
+                                                 inclusive=False)[2]))
+    seg = step(lambda: img > 5 * std)
+    labels, count = step(lambda: ndimage.label(seg))
+    index = np.arange(1, count + 1)
+    com, flux = step(lambda: (np.array(ndimage.center_of_mass(img, labels, index)).reshape(-1, 2),
+                              ndimage.sum_labels(img, labels, index).get()))
+    return dict(std=std, count=int(count), labels=labels, positions=com, fluxes=flux,
+                times=times)
+
+
+def compare(args):
+    import dask
+    import gpuarr as gp
+    from gpuarr.dask import mosaic
+    dev = gp.cuda.Device()
+    with dask.config.set(scheduler="synchronous"):
+        t = time.perf_counter()
+        sky = dask.persist(mosaic.synthetic_mosaic(args.size, args.chunk, xp=gp))[0]
+        dev.synchronize()
+        emit(what="made", seconds=time.perf_counter() - t)
+        runs = []
+        for r in range(args.repeat):
+            res = mosaic.pipeline(sky, report=lambda line: print(line, flush=True))
+            runs.append(res["times"])
+            emit(what="dask_pipeline", run=r, times=res["times"], total=sum(res["times"]),
+                 count=res["count"], std=float(res["std"]))
+        from gpuarr.dask import ndmeasure
+        seg = sky > 5 * res["std"]
+        dlabels, dcount = ndmeasure.label(seg)
+        dlabels = dlabels.compute()
+        img = sky.compute()
+    assert isinstance(img, gp.ndarray) and img.shape == (args.size, args.size)
+    del sky
+    wruns = []
+    for r in range(args.repeat):
+        whole = whole_steps(img)
+        wruns.append(whole["times"])
+        emit(what="whole_pipeline", run=r, times=whole["times"], total=sum(whole["times"]),
+             count=whole["count"], std=whole["std"])
+    same_labels = int((dlabels != whole["labels"]).sum()) == 0
+    pos_diff = (float(np.max(np.abs(res["positions"] - whole["positions"])))
+                if whole["count"] else 0.0)
+    flux_rel = (float(np.max(np.abs(res["fluxes"] - whole["fluxes"]) /
+                             np.maximum(np.abs(whole["fluxes"]), 1e-30)))
+                if whole["count"] else 0.0)
+    emit(what="compare", std_dask=float(res["std"]), std_whole=whole["std"],
+         std_equal=float(res["std"]) == whole["std"], count_dask=res["count"],
+         count_whole=whole["count"], label_count_dask=int(dcount), labels_equal=same_labels,
+         max_abs_centre_diff=pos_diff, max_rel_flux_diff=flux_rel,
+         ratio_last=sum(runs[-1]) / sum(wruns[-1]),
+         ratio_best=min(map(sum, runs)) / min(map(sum, wruns)))
+
+
+def scale(args):
+    import dask
+    import distributed
+    import gpuarr as gp
+    from gpuarr.dask import mosaic
+    for k in [int(w) for w in args.workers.split(",")]:
+        client, cluster = mosaic._local_cluster(k, True)
+        try:
+            t = time.perf_counter()
+            sky = dask.persist(mosaic.synthetic_mosaic(args.size, args.chunk, xp=gp))[0]
+            distributed.wait(sky)
+            emit(what="made", workers=k, seconds=time.perf_counter() - t)
+            for r in range(args.repeat):
+                with distributed.get_task_stream(client) as ts:
+                    t = time.perf_counter()
+                    res = mosaic.pipeline(sky, report=lambda line: print(line, flush=True))
+                    wall = time.perf_counter() - t
+                split = {}
+                for task in ts.data:
+                    for ss in task.get("startstops", ()):
+                        split[ss["action"]] = split.get(ss["action"], 0.0) + \
+                            ss["stop"] - ss["start"]
+                emit(what="scale", workers=k, run=r, times=res["times"], wall=wall,
+                     count=res["count"], std=float(res["std"]),
+                     worker_seconds=split, tasks=len(ts.data))
+            del sky
+        finally:
+            client.close()
+            cluster.close()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("mode", choices=("compare", "scale"))
+    p.add_argument("size", type=int)
+    p.add_argument("chunk", type=int)
+    p.add_argument("--repeat", type=int, default=2)
+    p.add_argument("--workers", default="1,2")
+    args = p.parse_args()
+    (compare if args.mode == "compare" else scale)(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
