@@ -1118,3 +1118,16 @@ def test_mosaic_on_gpuarr_chunks(da):
     np.testing.assert_allclose(got["fluxes"], fluxes, rtol=1e-5)
     out = mosaic.run(600, 256, report=lambda _: None)
     assert out["count"] > 0
+
+
+@pytest.mark.gpu(devices=2)
+def test_mosaic_on_two_gpu_workers(da):
+    """A local cluster of two workers, one a GPU (gpuarr chunks pass
+    between them as host frames): one process's answers."""
+    pytest.importorskip("distributed")
+    from gpuarr.dask import mosaic
+    want = mosaic.run(700, 256, workers=0, use_gpu=True, report=lambda _: None)
+    got = mosaic.run(700, 256, workers=2, use_gpu=True, report=lambda _: None)
+    assert got["std"] == want["std"] and got["count"] == want["count"] > 0
+    np.testing.assert_array_equal(got["positions"], want["positions"])
+    np.testing.assert_array_equal(got["fluxes"], want["fluxes"])

@@ -132,12 +132,14 @@ def _digit_counts(block, dtype, interval, about, shift, prefixes, xp):
     if about is not None:
         v = abs(v - about)
     keys = _keys(v, dtype, xp)
-    digits = ((keys >> shift) & (_BINS - 1)).astype(numpy.int64)
     out = []
     for prefix in (None,) if prefixes is None else prefixes:
         sel = keep if prefix is None else keep & ((keys >> (shift + _DIGIT)) == prefix)
-        counts = xp.bincount(xp.where(sel, digits, _BINS), minlength=_BINS + 1)
-        out.append(_merge._host(counts)[:_BINS].astype(numpy.int64))
+        # Only the selected keys are counted: a spare bin for the others took
+        # nearly every value of a chunk at the lower passes, all atomics on
+        # one address (13 ms a 4096^2 float32 chunk on the H200).
+        counts = xp.bincount((keys[sel] >> shift) & (_BINS - 1), minlength=_BINS)
+        out.append(_merge._host(counts).astype(numpy.int64))
     return numpy.stack(out)
 
 
