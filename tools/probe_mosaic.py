@@ -56,6 +56,31 @@ def whole_steps(img):
                 times=times)
 
 
+def count_calls(fn):
+    """How many times fn calls dask.compute or dask.persist (a
+    collection's own .compute()/.persist() included)."""
+    import dask
+    import dask.base
+    n = [0]
+    saved = {name: getattr(dask.base, name) for name in ("compute", "persist")}
+
+    def counted(f):
+        def call(*a, **k):
+            n[0] += 1
+            return f(*a, **k)
+        return call
+    try:
+        for name, f in saved.items():
+            setattr(dask.base, name, counted(f))
+            setattr(dask, name, getattr(dask.base, name))
+        fn()
+    finally:
+        for name, f in saved.items():
+            setattr(dask.base, name, f)
+            setattr(dask, name, f)
+    return n[0]
+
+
 def compare(args):
     import dask
     import gpuarr as gp
@@ -72,6 +97,15 @@ def compare(args):
             runs.append(res["times"])
             emit(what="dask_pipeline", run=r, times=res["times"], total=sum(res["times"]),
                  count=res["count"], std=float(res["std"]))
+        calls = count_calls(lambda: mosaic.pipeline(sky, report=lambda _: None))
+        blocks = list(sky.to_delayed().ravel())
+        floor = []
+        for _ in range(21):
+            t = time.perf_counter()
+            dask.compute(*[dask.delayed(np.shape)(b) for b in blocks])
+            floor.append(time.perf_counter() - t)
+        emit(what="dask_floor", computes_and_persists=calls, chunks=len(blocks),
+             trivial_compute_median=float(np.median(floor)), trivial_compute_min=min(floor))
         from gpuarr.dask import ndmeasure
         seg = sky > 5 * res["std"]
         dlabels, dcount = ndmeasure.label(seg)
