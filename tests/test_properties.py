@@ -36,7 +36,7 @@ import scipy.signal as scipy_signal
 
 pytest.importorskip("hypothesis")
 
-from hypothesis import HealthCheck, event, given, note, seed, settings
+from hypothesis import HealthCheck, assume, event, given, note, seed, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -479,6 +479,27 @@ NDIMAGE_INPUTS = [np.dtype(t) for t in (np.float32, np.float64, np.int16, np.uin
 NDIMAGE_WEIGHTS = [np.dtype(t) for t in (np.float64, np.int32, np.complex128)]
 
 
+def _scipy_reflect_overreach(name, shape, wshape, kw):
+    """Whether SciPy's n-d correlate/convolve (not the 1-d forms) reads
+    past its extended line here: in 'reflect' mode, along an axis of n > 1
+    values whose window reaches 4n or more values before the start
+    (k // 2 + the correlation's origin >= 4n), it uses a value it never
+    wrote (SciPy 1.17/1.18: 2.4e-322 for x = [3, 7], 9 taps, origin 4,
+    where correlate1d gives the periodic reflection, as gpuarr does).  A
+    scan of every n <= 8, k <= 40 and valid origin found exactly these
+    cases wrong and no others in any mode."""
+    if name.endswith("1d") or kw["mode"] != "reflect":
+        return False
+    origins = np.broadcast_to(kw.get("origin", 0), (len(wshape),))
+    for n, k, o in zip(shape, wshape, origins):
+        o = int(o)
+        if name == "convolve":                  # SciPy's convolve: flipped taps
+            o = -o - (0 if k % 2 else 1)
+        if n > 1 and -(k // 2) <= o <= (k - 1) // 2 and k // 2 + o >= 4 * n:
+            return True
+    return False
+
+
 @given(data=st.data())
 def test_ndimage_correlate_convolve_boundaries(backend, data):
     """ndimage.correlate / convolve (and their 1-d forms along a drawn
@@ -506,6 +527,7 @@ def test_ndimage_correlate_convolve_boundaries(backend, data):
         return data.draw(st.integers(-(k // 2) - 1, (k - 1) // 2 + 1))
     if data.draw(st.booleans()):
         kw["origin"] = origin(wshape[0]) if one_d else tuple(origin(k) for k in wshape)
+    assume(not _scipy_reflect_overreach(name, view.shape, wview.shape, kw))
     rng = np.random.default_rng(data.draw(seeds, label="seed"))
     hx, dx = _backend_pair(backend, view, rand(rng, view.base_shape, dtype))
     hw, dw = _backend_pair(backend, wview, rand(rng, wview.base_shape, wdtype))
