@@ -1103,6 +1103,45 @@ def test_mosaic_on_distributed_workers(da):
     np.testing.assert_allclose(got["fluxes"], want["fluxes"], rtol=1e-12)
 
 
+def test_local_cluster_workers(da):
+    """local_cluster: the workers asked for, single-threaded, no host
+    memory limit (their chunks are on the GPU), gpuarr registered in each;
+    shutdown stops them.  Bad counts name the argument."""
+    pytest.importorskip("distributed")
+    import os
+    from gpuarr.dask import local_cluster
+    client = local_cluster(2, gpu=False)
+    try:
+        workers = client.scheduler_info()["workers"].values()
+        assert len(workers) == 2
+        assert all(w["nthreads"] == 1 and not w["memory_limit"] for w in workers)
+        seen = client.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
+        assert list(seen.values()) == [None, None]
+    finally:
+        client.shutdown()
+    for kw, exc in ((dict(workers=0), ValueError), (dict(workers=1.5), TypeError),
+                    (dict(workers=True), TypeError), (dict(threads=0), ValueError)):
+        with pytest.raises(exc, match=next(iter(kw))):
+            local_cluster(gpu=False, **kw)
+
+
+@pytest.mark.gpu(devices=2)
+def test_local_cluster_gives_each_worker_one_gpu(da):
+    pytest.importorskip("distributed")
+    import os
+    from gpuarr.dask import local_cluster
+    client = local_cluster()
+    try:
+        import gpuarr as gp
+        seen = client.run(lambda: (os.environ.get("CUDA_VISIBLE_DEVICES"),
+                                   gp.cuda.get_device_count()))
+        assert sorted(v[0] for v in seen.values()) == [str(i) for i in
+                                                       range(gp.cuda.get_device_count())]
+        assert all(v[1] == 1 for v in seen.values())
+    finally:
+        client.shutdown()
+
+
 @pytest.mark.gpu
 def test_mosaic_on_gpuarr_chunks(da):
     """gpuarr chunks give the NumPy chunks' answers on the same mosaic."""

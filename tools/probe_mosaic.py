@@ -143,7 +143,8 @@ def scale(args):
     import gpuarr as gp
     from gpuarr.dask import mosaic
     for k in [int(w) for w in args.workers.split(",")]:
-        client, cluster = mosaic._local_cluster(k, True)
+        from gpuarr.dask import local_cluster
+        client = local_cluster(k, True)
         try:
             t = time.perf_counter()
             sky = dask.persist(mosaic.synthetic_mosaic(args.size, args.chunk, xp=gp))[0]
@@ -164,8 +165,7 @@ def scale(args):
                      worker_seconds=split, tasks=len(ts.data))
             del sky
         finally:
-            client.close()
-            cluster.close()
+            client.shutdown()
 
 
 def main():

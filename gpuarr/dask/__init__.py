@@ -7,7 +7,8 @@ from gpuarr's single-GPU kernels (issue 21).  Chunks may be NumPy arrays
   ndmeasure.sum_labels / center_of_mass from the chunks' partial sums;
 * stats.sigma_clip / sigma_clipped_stats: gpuarr.stats' clipping of the
   whole array, with stats.median, exact, by radix selection over the
-  chunks.
+  chunks;
+* local_cluster(): one distributed worker process per GPU (cluster.py).
 
 gpuarr chunks in Dask (sizeof, tokens without host copies, the array
 dispatches, distributed's serializers) are registered by register(), by
@@ -16,3 +17,4 @@ these functions, or lazily through the entry points (_register.py); the
 import Dask.
 """
 from ._register import register  # noqa: F401
+from .cluster import local_cluster  # noqa: F401

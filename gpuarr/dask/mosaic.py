@@ -205,10 +205,11 @@ def run(size, chunk, workers=0, use_gpu=None, seed=datasets.SEED, report=print):
     report(f"mosaic {size} x {size} float32 in {per_side} x {per_side} chunks of up to "
            f"{chunk} x {chunk} ({'gpuarr chunks' if gpu else 'NumPy chunks'}, "
            f"{size * size * 4 / 2 ** 30:.2f} GiB; {len(source_list(size, seed))} sources drawn)")
-    client = cluster = None
+    client = None
     try:
         if workers:
-            client, cluster = _local_cluster(workers, gpu)
+            from .cluster import local_cluster
+            client = local_cluster(workers, gpu)
             report(f"  on a local distributed cluster of {workers} worker process(es)")
             scheduler = {}
         else:
@@ -227,27 +228,4 @@ def run(size, chunk, workers=0, use_gpu=None, seed=datasets.SEED, report=print):
         return result
     finally:
         if client is not None:
-            client.close()
-            cluster.close()
-
-
-def _local_cluster(workers, gpu):
-    """A local distributed cluster of single-threaded worker processes,
-    worker i on GPU i % the GPU count."""
-    import distributed
-    import gpuarr
-    from ._register import register
-    register()
-    gpus = gpuarr.cuda.get_device_count() if gpu else 0
-    specs = {}
-    for i in range(workers):
-        env = {"CUDA_VISIBLE_DEVICES": str(i % gpus)} if gpus else {}
-        specs[f"worker-{i}"] = {"cls": distributed.Nanny,
-                                "options": {"nthreads": 1, "env": env}}
-    cluster = distributed.SpecCluster(
-        workers=specs, scheduler={"cls": distributed.Scheduler,
-                                  "options": {"dashboard_address": None}},
-        silence_logs=40)
-    client = distributed.Client(cluster)
-    client.run(register)
-    return client, cluster
+            client.shutdown()
