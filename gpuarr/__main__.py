@@ -32,6 +32,7 @@ with --cpu-only), printing each step's time and the sources found:
 
     python -m gpuarr --mosaic 16384 --chunk 4096
     python -m gpuarr --mosaic 32768 --workers 4   # a local cluster, one worker a GPU
+    GPUARR_GPU_MEMORY_LIMIT=268435456 python -m gpuarr --mosaic 16384 --chunk 2048   # kept in host memory
 """
 import argparse
 import os
@@ -444,7 +445,7 @@ def _mosaic(parser, args):
     if reason:
         print(f"NumPy chunks on the CPU: {reason}")
     try:
-        mosaic.run(args.mosaic, args.chunk, args.workers, use_gpu=not reason)
+        mosaic.run(args.mosaic, args.chunk, args.workers, use_gpu=not reason, keep=args.keep)
     except (TypeError, ValueError) as exc:
         parser.error(str(exc))
     return 0
@@ -479,6 +480,11 @@ def main(argv=None):
                         help="with --mosaic: run on a local distributed cluster of K worker "
                         "processes, worker i on GPU i modulo the GPU count (default 0: in "
                         "this process)")
+    parser.add_argument("--keep", choices=("device", "host"),
+                        help="with --mosaic: keep the mosaic and the pipeline's persisted arrays "
+                        "on the GPU(s) or in host memory, each chunk moved to its GPU by the "
+                        "task that reads it (default: host when they would not fit the GPU "
+                        "memory, or GPUARR_GPU_MEMORY_LIMIT)")
     args = parser.parse_args(argv)
     if args.self_check:
         return self_check()

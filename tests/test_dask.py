@@ -1125,6 +1125,54 @@ def test_local_cluster_workers(da):
             local_cluster(gpu=False, **kw)
 
 
+def test_keep_place_and_numpy_chunks(da):
+    """Dask's config "gpuarr.keep": device or host, anything else a
+    ValueError naming the key; NumPy chunks are persisted as they are
+    either way; run() and the command check their keep argument."""
+    import dask
+    from gpuarr.dask import _keep, mosaic
+    assert _keep.place() == "device"
+    x = da.arange(10, chunks=3)
+    for where in _keep.PLACES:
+        with dask.config.set({"gpuarr.keep": where}):
+            assert _keep.place() == where
+            kept = _keep.keep(x * 2)
+            assert type(kept._meta) is np.ndarray and len(kept.dask) == kept.npartitions
+            np.testing.assert_array_equal(kept.compute(), np.arange(10) * 2)
+    with dask.config.set({"gpuarr.keep": "gpu"}), pytest.raises(ValueError, match="gpuarr.keep"):
+        _keep.keep(x)
+    with pytest.raises(ValueError, match="keep"):
+        mosaic.run(64, 32, use_gpu=False, keep="disk", report=lambda _: None)
+    out = mosaic.run(200, 64, use_gpu=False, keep="host", report=lambda _: None)
+    assert out["count"] == mosaic.run(200, 64, use_gpu=False, report=lambda _: None)["count"]
+
+
+@pytest.mark.gpu
+def test_mosaic_kept_on_host_under_a_memory_limit(da):
+    """With the pool limited to a quarter of the mosaic's bytes (above what
+    is in use), run() keeps the chunks in host memory by itself and gives
+    the answers of the unlimited run; kept on the device it runs out of
+    memory."""
+    import gpuarr as gp
+    from gpuarr.dask import mosaic
+    want = mosaic.run(2048, 256, report=lambda _: None)
+    pool = gp.get_default_memory_pool()
+    limit = pool.get_limit()
+    pool.free_all_blocks()
+    pool.set_limit(size=pool.used_bytes() + 2048 * 2048 * 4 // 4)
+    try:
+        lines = []
+        got = mosaic.run(2048, 256, report=lines.append)
+        assert "kept in host memory" in lines[0]
+        with pytest.raises(gp.cuda.OutOfMemoryError):
+            mosaic.run(2048, 256, keep="device", report=lambda _: None)
+    finally:
+        pool.set_limit(size=limit or None)
+    assert got["std"] == want["std"] and got["count"] == want["count"] > 0
+    np.testing.assert_array_equal(got["positions"], want["positions"])
+    np.testing.assert_array_equal(got["fluxes"], want["fluxes"])
+
+
 @pytest.mark.gpu(devices=2)
 def test_local_cluster_gives_each_worker_one_gpu(da):
     pytest.importorskip("distributed")

@@ -148,7 +148,7 @@ def pipeline(x, report=print):
     background sigma), count, positions ((count, 2) host float64),
     fluxes ((count,) host float64) and times (seconds per step)."""
     import dask
-    from . import ndmeasure, stats
+    from . import _keep, ndmeasure, stats
     from ._merge import _host
 
     times = []
@@ -164,12 +164,12 @@ def pipeline(x, report=print):
                lambda: stats.sigma_clipped_stats(x, sigma=3, maxiters=None, inclusive=False)[2],
                lambda s: f"background sigma {float(s):.6g} Jy/beam")
     threshold = 5 * std
-    segmented = step(2, "segmentation (5 sigma)", lambda: dask.persist(x > threshold)[0],
+    segmented = step(2, "segmentation (5 sigma)", lambda: _keep.keep(x > threshold),
                      lambda _: f"threshold {float(threshold):.6g} Jy/beam")
 
     def labelling():
         labels, count = ndmeasure.label(segmented)
-        return dask.persist(labels)[0], count
+        return _keep.keep(labels), count
 
     labels, count = step(3, "labelling across chunks", labelling, lambda r: f"{r[1]} sources")
 
@@ -187,23 +187,50 @@ def pipeline(x, report=print):
     return dict(std=std, count=count, positions=positions, fluxes=fluxes, times=times)
 
 
-def run(size, chunk, workers=0, use_gpu=None, seed=datasets.SEED, report=print):
+# Bytes a pixel that the pipeline keeps on the GPUs with everything held
+# there: the image (4), the segmentation (1), the provisional labels (4)
+# and the final ones (4), with room for one chunk's temporaries.
+_BYTES_A_PIXEL = 16
+
+
+def _gpu_room(workers):
+    """Bytes the pipeline may keep on the GPU(s) it runs on: the memory
+    pool's limit where one is set (GPUARR_GPU_MEMORY_LIMIT, set_limit),
+    else the device's free memory, times the GPUs the workers use."""
+    import gpuarr
+    limit = gpuarr.get_default_memory_pool().get_limit()
+    room = limit if limit else gpuarr.cuda.Device().mem_info[0]
+    return room * max(1, min(workers, gpuarr.cuda.get_device_count()))
+
+
+def run(size, chunk, workers=0, use_gpu=None, seed=datasets.SEED, report=print, keep=None):
     """`python -m gpuarr --mosaic`: make the mosaic (gpuarr chunks where a
     GPU can be used and use_gpu is not False), persist it, run the
     pipeline; with workers > 0 on a local distributed cluster of that many
     single-threaded worker processes (each given GPU i % the GPU count
-    through CUDA_VISIBLE_DEVICES).  Returns pipeline's dict."""
+    through CUDA_VISIBLE_DEVICES).  keep: where the mosaic and the
+    pipeline's persisted arrays stay ("device", or "host": NumPy chunks
+    in host memory, each moved to its GPU by the task that reads it;
+    Dask's config "gpuarr.keep", _keep.py); None: "host" when they would
+    not fit the GPU(s) (16 bytes a pixel against the memory pool's limit
+    or the free memory).  Returns pipeline's dict."""
     import dask
     import gpuarr
+    from . import _keep
     size = _check_size(size, "size", 16)
     chunk = _check_size(chunk, "chunk", 8)
     if isinstance(workers, bool) or not isinstance(workers, (int, numpy.integer)) or workers < 0:
         raise ValueError(f"workers must be a non-negative integer, got {workers!r}")
+    if keep is not None and keep not in _keep.PLACES:
+        raise ValueError(f"keep must be 'device', 'host' or None, got {keep!r}")
     gpu = gpuarr.is_available() if use_gpu is None else bool(use_gpu)
-    xp = gpuarr if gpu else numpy
+    if keep is None:
+        keep = "host" if gpu and size * size * _BYTES_A_PIXEL > _gpu_room(workers) else "device"
+    xp = gpuarr if gpu and keep == "device" else numpy
     per_side = math.ceil(size / chunk)
     report(f"mosaic {size} x {size} float32 in {per_side} x {per_side} chunks of up to "
-           f"{chunk} x {chunk} ({'gpuarr chunks' if gpu else 'NumPy chunks'}, "
+           f"{chunk} x {chunk} ({'gpuarr chunks' if gpu else 'NumPy chunks'}"
+           f"{', kept in host memory' if gpu and keep == 'host' else ''}, "
            f"{size * size * 4 / 2 ** 30:.2f} GiB; {len(source_list(size, seed))} sources drawn)")
     client = None
     try:
@@ -215,13 +242,15 @@ def run(size, chunk, workers=0, use_gpu=None, seed=datasets.SEED, report=print):
         else:
             # gpuarr chunks: one thread drives the GPU; NumPy chunks: Dask's threads
             scheduler = {"scheduler": "synchronous"} if gpu else {}
-        with dask.config.set(**scheduler):
+        with dask.config.set({"gpuarr.keep": keep}, **scheduler):
             t = time.perf_counter()
             sky = synthetic_mosaic(size, chunk, seed, xp)
             sky = dask.persist(sky)[0]
             if workers:
                 from distributed import wait
                 wait(sky)
+            if gpu and keep == "host":   # each task moves its chunk to its GPU
+                sky = sky.map_blocks(gpuarr.asarray, meta=gpuarr.empty((0, 0), numpy.float32))
             report(f"  [0/4] {'made chunk by chunk':28s} {_ms(time.perf_counter() - t):>10s}")
             result = pipeline(sky, report)
         report(f"  all four steps {_ms(sum(result['times']))}; {result['count']} sources")

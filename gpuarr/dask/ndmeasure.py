@@ -3,7 +3,8 @@ named as dask-image's ndmeasure.  Chunks may be NumPy arrays (labelled by
 SciPy) or gpuarr arrays (labelled by gpuarr.scipy.ndimage on their GPU).
 
 label(image) runs in two passes over the graph: each chunk is labelled
-on its own and kept (persist), the small summaries that tie the chunks
+on its own and kept (persisted: on the GPU, or in host memory with Dask's
+config "gpuarr.keep" = "host", _keep.py), the small summaries that tie the chunks
 together are computed once (each chunk's label count, the first raster
 position of each of its labels, and the image-wide planes on both sides
 of every chunk boundary), merged on the host (gpuarr/dask/_merge.py), and
@@ -12,7 +13,7 @@ final numbers: scipy.ndimage.label's numbering of the whole image.
 """
 import numpy
 
-from . import _merge, _register
+from . import _keep, _merge, _register
 
 __all__ = ["label", "sum_labels", "center_of_mass"]
 
@@ -46,7 +47,7 @@ def label(image, structure=None):
     def provisional(block):
         return ndimage.label(block, structure)[0].astype(numpy.int32)
 
-    local = image.map_blocks(provisional, dtype=numpy.int32).persist()
+    local = _keep.keep(image.map_blocks(provisional, dtype=numpy.int32))
     grid = local.numblocks
     edges = [numpy.concatenate([[0], numpy.cumsum(c)]) for c in local.chunks]
     blocks = local.to_delayed()
