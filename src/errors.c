@@ -155,24 +155,40 @@ ga_check_launch(cudaError_t err, const char *what, cudaStream_t stream)
     return -1;
 }
 
-/* The host-array refusal's message (a new str; NULL with an error set). */
+/* The host-array refusal's message (a new str; NULL with an error set):
+ * an input is moved to the device; an output= array cannot be (the results
+ * would not come back to it), so the advice is a device array or a dtype. */
 static PyObject *
-host_array_message(const char *fname, const char *what)
+host_array_message(const char *fname, const char *what, int output)
 {
-    return PyUnicode_FromFormat("%s%s%s is a numpy.ndarray, which lives in host memory; move it "
-                                "to the device with gpuarr.asarray() first",
-                                fname ? fname : "", fname ? ": " : "", what);
+    return PyUnicode_FromFormat("%s%s%s is a numpy.ndarray, which lives in host memory; %s",
+                                fname ? fname : "", fname ? ": " : "", what,
+                                output ? "pass a gpuarr array (gpuarr.empty(shape, dtype)) or "
+                                         "a dtype"
+                                       : "move it to the device with gpuarr.asarray() first");
 }
 
-PyObject *
-ga_err_host_array(const char *fname, const char *what)
+static PyObject *
+raise_host_array(const char *fname, const char *what, int output)
 {
-    PyObject *msg = host_array_message(fname, what);
+    PyObject *msg = host_array_message(fname, what, output);
     if (msg != NULL) {
         PyErr_SetObject(PyExc_TypeError, msg);
         Py_DECREF(msg);
     }
     return NULL;
+}
+
+PyObject *
+ga_err_host_array(const char *fname, const char *what)
+{
+    return raise_host_array(fname, what, 0);
+}
+
+PyObject *
+ga_err_host_output(const char *fname, const char *what)
+{
+    return raise_host_array(fname, what, 1);
 }
 
 PyObject *
@@ -192,17 +208,19 @@ ga_check_same_device(int a, int b)
     return -1;
 }
 
-/* _host_array_error(what, fname=None) -> the TypeError (not raised) that
- * ga_err_host_array raises, for the Python layer to raise. */
+/* _host_array_error(what, fname=None, output=False) -> the TypeError (not
+ * raised) that ga_err_host_array (ga_err_host_output) raises, for the
+ * Python layer to raise. */
 static PyObject *
 py_host_array_error(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"what", "fname", NULL};
+    static char *kwlist[] = {"what", "fname", "output", NULL};
     const char *what, *fname = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s|z:_host_array_error", kwlist, &what,
-                                     &fname))
+    int output = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s|zp:_host_array_error", kwlist, &what,
+                                     &fname, &output))
         return NULL;
-    PyObject *msg = host_array_message(fname, what);
+    PyObject *msg = host_array_message(fname, what, output);
     if (msg == NULL)
         return NULL;
     PyObject *exc = PyObject_CallOneArg(PyExc_TypeError, msg);
@@ -213,7 +231,8 @@ py_host_array_error(PyObject *self, PyObject *args, PyObject *kwds)
 static PyMethodDef errors_functions[] = {
     {"_host_array_error", (PyCFunction)(void (*)(void))py_host_array_error,
      METH_VARARGS | METH_KEYWORDS,
-     "_host_array_error(what, fname=None) -> the TypeError refusing a NumPy array"},
+     "_host_array_error(what, fname=None, output=False) -> the TypeError refusing a NumPy "
+     "array (as an input, or as output=)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -43,6 +43,9 @@ void ga_err_unraisable(cudaError_t err, const char *what);
  * fname is NULL).  The Python layer raises the same error through
  * _core._host_array_error.  Returns NULL for convenience. */
 PyObject *ga_err_host_array(const char *fname, const char *what);
+/* The same refusal of a NumPy array given as an output (output=): "...;
+ * pass a gpuarr array (gpuarr.empty(shape, dtype)) or a dtype". */
+PyObject *ga_err_host_output(const char *fname, const char *what);
 
 /* IndexError "index <index> is out of bounds for axis <axis> with size
  * <size>", NumPy's words.  Returns NULL for convenience. */

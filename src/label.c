@@ -88,11 +88,8 @@ label_output(PyObject *output, ga_array *input, int wide)
         Py_INCREF(o);
         return o;
     }
-    if (output != NULL && PyArray_Check(output)) {
-        PyErr_SetString(PyExc_TypeError, "output is a numpy.ndarray, which lives in host memory: "
-                        "pass a gpuarr array (gpuarr.empty(shape, dtype)) or a dtype");
-        return NULL;
-    }
+    if (output != NULL && PyArray_Check(output))
+        return ga_err_host_output("label", "output");
     PyArray_Descr *descr = ga_dtype_converter_or(
         output, PyArray_DescrFromType(wide ? NPY_INT64 : NPY_INT32), "output");
     if (descr == NULL) {

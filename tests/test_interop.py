@@ -35,6 +35,27 @@ def test_host_array_refusal_has_one_wording(call, what, fname):
     assert str(info.value) == str(want)
 
 
+def test_host_output_refusal_wording():
+    from gpuarr import _core
+    assert str(_core._host_array_error("output", "label", output=True)) == (
+        "label: output is a numpy.ndarray, which lives in host memory; pass a gpuarr array "
+        "(gpuarr.empty(shape, dtype)) or a dtype")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("call, fname", [
+    (lambda x, o: gp.scipy.ndimage.label(x, output=o), "label"),        # the C path
+    (lambda x, o: gp.scipy.ndimage.label(x[:0], output=o), "label"),    # empty: Python's
+    (lambda x, o: gp.scipy.ndimage.gaussian_filter(x, 1.0, output=o), None),
+])
+def test_host_output_refusal_has_one_wording(call, fname):
+    from gpuarr import _core
+    x = gp.ones((4, 4), dtype=np.float64)
+    with pytest.raises(TypeError) as info:
+        call(x, np.empty((4, 4)))
+    assert str(info.value) == str(_core._host_array_error("output", fname, output=True))
+
+
 def test_protocol_methods_exist():
     for name in ("__array_ufunc__", "__array_function__", "__cuda_array_interface__", "__array__"):
         assert hasattr(gp.ndarray, name)

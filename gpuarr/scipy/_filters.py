@@ -132,8 +132,7 @@ def _output(output, x, complex_output=False):
             raise SciPyValueError("output must have complex dtype")
         return output
     if isinstance(output, numpy.ndarray):
-        raise TypeError("output is a numpy.ndarray, which lives in host memory: pass a device "
-                        "array (or a dtype)")
+        raise _core._host_array_error("output", output=True)
     try:
         dt = numpy.dtype(output)
     except TypeError:

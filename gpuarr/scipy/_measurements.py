@@ -143,8 +143,7 @@ def _label_trivial(input, output, caller_output):
             raise ValueError("output shape not correct")
     else:
         if isinstance(output, numpy.ndarray):
-            raise TypeError("output is a numpy.ndarray, which lives in host memory: pass a "
-                            "gpuarr array or a dtype")
+            raise _core._host_array_error("output", "label", output=True)
         output = empty(input.shape, numpy.int32 if output is None else output)
     count = 0
     if input.ndim == 0:
