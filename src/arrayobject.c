@@ -22,8 +22,12 @@
  */
 #include "gpuarr.h"
 
-/* Registry of Python-level helpers the C code hands objects to (the Flags
- * class, MemoryPointer, Device): filled by gpuarr/__init__.py. */
+/* Registry of the Python-level helpers the C code calls by name (the Flags
+ * class, MemoryPointer, Device, the methods written in Python, ...).  Each
+ * Python module registers its own helpers, one _core._register_helper line
+ * beside their definitions, when gpuarr is imported: the line shows at the
+ * definition that C calls the function, which a table in one place would
+ * not. */
 static PyObject *helpers = NULL;
 
 PyObject *

@@ -1,6 +1,9 @@
 /*
  * runtime.c -- finding the driver and the devices, the per-thread current
  * device and stream, and the Stream and Event types of gpuarr.cuda.
+ * (One file, not three: Stream.record makes Events, Event.record takes
+ * Streams, and both read and set the per-thread current stream kept here;
+ * split, the files would call each other.)
  *
  * Nothing touches CUDA at import: `import gpuarr` works with no driver.  The
  * first device operation calls ga_runtime_use_device(), which initialises

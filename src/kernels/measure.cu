@@ -818,6 +818,9 @@ cudaError_t ms_prepare(unsigned long long *zero, int64_t nzero, unsigned long lo
     const int64_t fill = (words + MS_PREP_THREADS * 4 - 1) / (MS_PREP_THREADS * 4);
     blocks = blocks > fill ? blocks : fill;
     blocks = blocks < 1 ? 1 : blocks > 1024 ? 1024 : blocks;
+    // Two index types only (the host converts every other index to int64,
+    // and float64 stays float64 where labels are float keys): an if, not a
+    // dtype visitor.
     if (m == 0 || index_type == GA_INT64)
         k_ms_prepare<int64_t><<<(unsigned)blocks, MS_PREP_THREADS, 0, stream>>>(
             zero, nzero, ones, nones, (const int64_t *)index, (int)m, float_keys, table, inverse,

@@ -50,6 +50,9 @@ __device__ __forceinline__ void sel_answer_t(int mode, K a, K b, bool same, doub
     ga_quantile_value<T>(mode, ga_bits_as<T>(a), ga_bits_as<T>(b), same, t, out);
 }
 
+// A device-side choice among the dtypes that share the key width K (the
+// launch was specialised on K by ga_visit_key): the host visitors cannot
+// run here, and three types a width are an if-chain.
 template <class K>
 __device__ void sel_answer(ga_type type, int mode, K a, K b, bool same, double t, char *out)
 {

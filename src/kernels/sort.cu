@@ -224,6 +224,27 @@ cudaError_t cub_sort_bytes(const SortPlan &p, size_t *bytes)
     return err;
 }
 
+// The key-making launch of run_sort for the input's key width K.
+template <class KOUT>
+struct ArgsortKeysLaunch {
+    int64_t n;
+    const char *src;
+    const ga_kshape *sh;
+    const ga_kstrides *st;
+    int kind;
+    int64_t seg_len;
+    int combine;
+    KOUT *keys;
+    int64_t *perm;
+    cudaStream_t stream;
+    template <class K> cudaError_t operator()()
+    {
+        k_argsort_keys<K, KOUT><<<ga_grid(n), GA_BLOCK, 0, stream>>>(n, src, *sh, *st, kind,
+                                                                     seg_len, combine, keys, perm);
+        return cudaGetLastError();
+    }
+};
+
 template <class KOUT>
 cudaError_t run_sort(const SortPlan &p, ga_type type, const char *src, const ga_kshape *sh,
                      const ga_kstrides *st, int64_t seg_len, int64_t *perm, char *base,
@@ -233,20 +254,10 @@ cudaError_t run_sort(const SortPlan &p, ga_type type, const char *src, const ga_
     KOUT *k0 = (KOUT *)base, *k1 = (KOUT *)(base + kbytes);
     int64_t *p1 = (int64_t *)(base + 2 * kbytes);
     void *cub_temp = base + 2 * kbytes + round_up((size_t)p.n * 8);
-    const int kind = ga_key_kind_of(type);
-    const int combine = p.combine;
-    cudaError_t err;
-    switch (p.kin) {
-    case 1: k_argsort_keys<uint8_t, KOUT><<<ga_grid(p.n), GA_BLOCK, 0, stream>>>(
-                p.n, src, *sh, *st, kind, seg_len, combine, k0, perm); break;
-    case 2: k_argsort_keys<uint16_t, KOUT><<<ga_grid(p.n), GA_BLOCK, 0, stream>>>(
-                p.n, src, *sh, *st, kind, seg_len, combine, k0, perm); break;
-    case 4: k_argsort_keys<uint32_t, KOUT><<<ga_grid(p.n), GA_BLOCK, 0, stream>>>(
-                p.n, src, *sh, *st, kind, seg_len, combine, k0, perm); break;
-    default: k_argsort_keys<uint64_t, KOUT><<<ga_grid(p.n), GA_BLOCK, 0, stream>>>(
-                p.n, src, *sh, *st, kind, seg_len, combine, k0, perm); break;
-    }
-    if ((err = cudaGetLastError()) != cudaSuccess)
+    cudaError_t err = ga_visit_key(p.kin, ArgsortKeysLaunch<KOUT>{p.n, src, sh, st,
+                                                                  ga_key_kind_of(type), seg_len,
+                                                                  p.combine, k0, perm, stream});
+    if (err != cudaSuccess)
         return err;
     cub::DoubleBuffer<KOUT> keys(k0, k1);
     cub::DoubleBuffer<int64_t> vals(perm, p1);
@@ -417,16 +428,23 @@ extern "C" cudaError_t ga_launch_unique_finish(int64_t n, int64_t ngroups, const
     return cudaSuccess;
 }
 
+// ga_sort_keys_host's loop for the key width K.
+struct HostKeys {
+    int kind, canon_zero;
+    const void *src;
+    int64_t n;
+    uint64_t *keys;
+    template <class K> cudaError_t operator()()
+    {
+        for (int64_t i = 0; i < n; ++i)
+            keys[i] = ga_to_key<K>(((const K *)src)[i], kind, canon_zero);
+        return cudaSuccess;
+    }
+};
+
 extern "C" void ga_sort_keys_host(ga_type type, int canon_zero, const void *src, int64_t n,
                                   uint64_t *keys)
 {
-    const int kind = ga_key_kind_of(type), width = ga_key_width_of(type);
-    for (int64_t i = 0; i < n; ++i) {
-        switch (width) {
-        case 1: keys[i] = ga_to_key<uint8_t>(((const uint8_t *)src)[i], kind, canon_zero); break;
-        case 2: keys[i] = ga_to_key<uint16_t>(((const uint16_t *)src)[i], kind, canon_zero); break;
-        case 4: keys[i] = ga_to_key<uint32_t>(((const uint32_t *)src)[i], kind, canon_zero); break;
-        default: keys[i] = ga_to_key<uint64_t>(((const uint64_t *)src)[i], kind, canon_zero); break;
-        }
-    }
+    (void)ga_visit_key(ga_key_width_of(type),
+                       HostKeys{ga_key_kind_of(type), canon_zero, src, n, keys});
 }
