@@ -25,14 +25,13 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import numpy  # noqa: E402
 
-from _probe import per_call  # noqa: E402
+from _probe import back_to_back, per_call  # noqa: E402
 
 FP64_PEAK = 33.5e12      # H100 SXM FP64 (non-tensor) FLOP/s
 
@@ -53,17 +52,6 @@ def fmt_us(samples):
 def event_time(gp, fn, runs=50, inner=1, warm=5):
     """GPU seconds per call, one per run: _probe.per_call (gpuarr's benchmark())."""
     return per_call(fn, runs, warm, inner, xp=gp)[0]
-
-
-def host_time(gp, fn, calls=200):
-    fn()
-    gp.cuda.Device().synchronize()
-    t0 = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    t1 = time.perf_counter()
-    gp.cuda.Device().synchronize()
-    return (t1 - t0) / calls
 
 
 def copy_rate(gp, nbytes):
@@ -114,8 +102,8 @@ def main():
     print(f"kernels: {fmt_us(t_kern)}   (factor + separable + tile returning at once; the "
           f"direct sum's FP64 floor {flops / FP64_PEAK * 1e6:.1f} us; the bytes' floor "
           f"{nbytes2 / rate2 * 1e6:.1f} us at the copy rate, {nbytes2 / statistics.median(t_kern) / 1e9:.0f} GB/s)")
-    print(f"host   : {host_time(gp, lambda: gsignal.convolve2d(d_img, d_g), 50) * 1e6:8.2f} us "
-          "per call")
+    host = back_to_back(lambda: gsignal.convolve2d(d_img, d_g), 50, 1, include_sync=False)[0]
+    print(f"host   : {host * 1e6:8.2f} us per call")
     ref = numpy.zeros((2062, 2062))
     for i in range(0, 2048, 64):
         for j in range(0, 2048, 64):
@@ -143,8 +131,9 @@ def main():
     print(f"kernel alone     : {fmt_us(t_kern)}   {nbytes / statistics.median(t_kern) / 1e9:7.1f} "
           f"GB/s; copy rate at this size {rate / 1e9:7.1f} GB/s -> floor "
           f"{nbytes / rate * 1e6:.1f} us")
-    print(f"host per call    : np {host_time(gp, lambda: numpy.convolve(d_sig, d_taps)) * 1e6:.2f}"
-          f" us, gp {host_time(gp, lambda: gp.convolve(d_sig, d_taps)) * 1e6:.2f} us")
+    host_np, host_gp = (back_to_back(f, 200, 1, include_sync=False)[0] * 1e6 for f in (
+        lambda: numpy.convolve(d_sig, d_taps), lambda: gp.convolve(d_sig, d_taps)))
+    print(f"host per call    : np {host_np:.2f} us, gp {host_gp:.2f} us")
     got = gp.convolve(d_sig[:100000], d_taps).get()
     want = numpy.convolve(sig[:100000], taps)
     print("matches numpy (100k):", numpy.allclose(got, want, rtol=1e-12, atol=1e-12))

@@ -30,7 +30,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from _probe import per_call  # noqa: E402
+from _probe import back_to_back, per_call  # noqa: E402
 
 
 def section(title):
@@ -44,19 +44,6 @@ def stats_us(samples):
 def event_time(gp, fn, runs=300, inner=1):
     """GPU seconds per call of fn, one per run: _probe.per_call (the library's benchmark())."""
     return per_call(fn, runs, 10, inner, xp=gp)[0]
-
-
-def host_time(sync, fn, calls=2000, reps=5):
-    out = []
-    fn()
-    sync()
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        sync()
-        out.append((time.perf_counter() - t0) / calls)
-    return out
 
 
 def where_breakdown():
@@ -86,12 +73,14 @@ def where_breakdown():
     print(f"where x20 back to back, per:     {stats_us(s)} {rate(s, 9 * n)}")
     s = event_time(gp, lambda: gp.where(img > t, 1, 0), runs=100, inner=20)
     print(f"pair x20 back to back, per:      {stats_us(s)} {rate(s, 14 * n)}")
-    print(f"host per greater call:           {stats_us(host_time(sync, lambda: img > t))}")
-    print(f"host per where call:             {stats_us(host_time(sync, lambda: gp.where(cond, 1, 0)))}")
+    print(f"host per greater call:           "
+          f"{stats_us(back_to_back(lambda: img > t, sync=sync))}")
+    print(f"host per where call:             "
+          f"{stats_us(back_to_back(lambda: gp.where(cond, 1, 0), sync=sync))}")
     print(f"host per where(img > t, 1, 0):   "
-          f"{stats_us(host_time(sync, lambda: gp.where(img > t, 1, 0)))}")
+          f"{stats_us(back_to_back(lambda: gp.where(img > t, 1, 0), sync=sync))}")
     print(f"host per empty(4M, int64):       "
-          f"{stats_us(host_time(sync, lambda: gp.empty(n, gp.int64)))}")
+          f"{stats_us(back_to_back(lambda: gp.empty(n, gp.int64), sync=sync))}")
     s = event_time(gp, lambda: gp.empty(n, gp.int64))
     print(f"events around empty(4M, int64):  {stats_us(s)}")
     s = event_time(gp, lambda: None)
@@ -184,7 +173,7 @@ def host_breakdown():
         ("sin(x)", lambda: gp.sin(x)),
     ]
     for name, fn in rows:
-        print(f"{name:<40s} {stats_us(host_time(sync, fn, calls=20000, reps=5))}")
+        print(f"{name:<40s} {stats_us(back_to_back(fn, calls=20000, reps=5, sync=sync))}")
 
 
 def sincos_kernels():

@@ -30,7 +30,7 @@ signal.alarm(58)       # never hang the batch
 
 import gpuarr as gp    # noqa: E402
 from gpuarr import _core  # noqa: E402
-from _probe import per_call  # noqa: E402
+from _probe import host_time, per_call  # noqa: E402
 
 sys.path.insert(0, "tests")
 from _lesson import lesson_clipper  # noqa: E402  the lesson's clipper, shared with the tests
@@ -52,20 +52,6 @@ def fmt(s):
 def events_time(fn, runs=100, warm=5, xp=gp):
     """Median and min GPU seconds of fn: _probe.per_call (the library's benchmark())."""
     samples = per_call(fn, runs, warm, xp=xp)[0]
-    return statistics.median(samples), min(samples)
-
-
-def host_time(fn, runs=100, warm=5, sync=None):
-    for _ in range(warm):
-        fn()
-    sync = sync or gp.cuda.Device().synchronize
-    sync()
-    samples = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t0)
-        sync()
     return statistics.median(samples), min(samples)
 
 

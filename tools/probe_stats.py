@@ -8,7 +8,6 @@ a call, and checks the survivors against the lesson's NumPy clipper.
 """
 import faulthandler
 import sys
-import time
 
 import numpy as np
 
@@ -16,30 +15,10 @@ faulthandler.dump_traceback_later(80, exit=True)
 
 import gpuarr as gp  # noqa: E402
 from gpuarr import datasets, stats  # noqa: E402
-from _probe import timed  # noqa: E402
+from _probe import host_time, timed  # noqa: E402
 
-
-def host_time(fn, n=40):
-    fn()
-    best = float("inf")
-    for _ in range(n):
-        gp.cuda.device_synchronize()
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return 1e6 * best
-
-
-def lesson(d):
-    it = 0
-    while True:
-        it += 1
-        med, std = np.median(d), np.std(d)
-        c = d.compress(d > med - 3 * std)
-        c = c.compress(c < med + 3 * std)
-        if len(c) == len(d):
-            return d, it
-        d = c
+sys.path.insert(0, "tests")
+from _lesson import lesson_clipper  # noqa: E402  the lesson's clipper, shared with the tests
 
 
 def fmt(t):
@@ -50,7 +29,9 @@ def main():
     print(gp.cuda.runtime.getDeviceProperties(0)["name"]
           if hasattr(gp.cuda.runtime, "getDeviceProperties") else "device 0")
     sky = datasets.synthetic_sky(2048)
-    want, iters = lesson(sky.ravel())
+    passes = []
+    want = lesson_clipper(sky.ravel(), trace=passes)
+    iters = len(passes)
     print(f"lesson clipper (NumPy): {want.size} survivors, {iters} iterations, "
           f"std {np.std(want)!r}")
     dev = gp.asarray(sky)
@@ -70,8 +51,9 @@ def main():
         print("sigma_clip lesson mode (whole call)  med/min", fmt(timed(
             lambda: stats.sigma_clip(dev, sigma=3, maxiters=None, masked=False,
                                      inclusive=False))))
-        call = host_time(lambda: stats.sigma_clip(dev, sigma=3, maxiters=None, masked=False,
-                                                  inclusive=False))
+        call = 1e6 * host_time(lambda: stats.sigma_clip(dev, sigma=3, maxiters=None,
+                                                        masked=False, inclusive=False),
+                               runs=40)[1]
         print(f"  host time of the call (best)         {call:8.1f} us")
         run = lambda m, x=flat: gp._core._clip_run(x, x.size, 3.0, 3.0, m, False, True,  # noqa
                                                    False, 0, False, per_pass)
@@ -100,16 +82,7 @@ def main():
         import cupy as cp
         cflat = cp.asarray(sky.ravel())
 
-        def cupy_lesson():
-            d = cflat
-            while True:
-                med, std = cp.median(d), cp.std(d)
-                c = d.compress(d > med - 3 * std)
-                c = c.compress(c < med + 3 * std)
-                if len(c) == len(d):
-                    return d
-                d = c
-        med, best, _ = timed(cupy_lesson, n=5, warmup=1, xp=cp)
+        med, best, _ = timed(lambda: lesson_clipper(cflat, xp=cp), n=5, warmup=1, xp=cp)
         print(f"\nCuPy, the lesson's clipper: {med:.1f} / {best:.1f} us")
     except Exception as exc:  # CuPy is optional here
         print(f"\nCuPy not measured: {type(exc).__name__}: {exc}")
