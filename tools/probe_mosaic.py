@@ -13,6 +13,9 @@ as one gpuarr array.
         the pipeline on a local distributed cluster of K single-threaded
         workers, worker i on GPU i % the GPU count, for each K; Dask's task
         stream splits each step's worker time into compute and transfer.
+    python tools/probe_mosaic.py save SIZE CHUNK --to DIR [--keep K] [--against DIR2]
+        mosaic.run in this process (e.g. under GPUARR_GPU_MEMORY_LIMIT),
+        its answers saved to DIR and compared with those saved in DIR2.
 
 One JSON line per result (prefixed "RESULT ") for the results file.
 """
@@ -116,7 +119,7 @@ def compare(args):
         dlabels = dlabels.compute()
         img = sky.compute()
     assert isinstance(img, gp.ndarray) and img.shape == (args.size, args.size)
-    del sky
+    sky = None                # the chunks go; the assembled image stays
     wruns = []
     for r in range(args.repeat):
         whole = whole_steps(img)
@@ -163,20 +166,52 @@ def scale(args):
                 emit(what="scale", workers=k, run=r, times=res["times"], wall=wall,
                      count=res["count"], std=float(res["std"]),
                      worker_seconds=split, tasks=len(ts.data))
-            del sky
+            sky = None
         finally:
             client.shutdown()
 
 
+def save(args):
+    """`save SIZE CHUNK --to DIR [--keep K]`: mosaic.run in this process
+    (under the caller's environment, e.g. GPUARR_GPU_MEMORY_LIMIT), its
+    answers saved to DIR; `--against DIR2` then compares them with a
+    run saved there."""
+    import os
+    from gpuarr.dask import mosaic
+    res = mosaic.run(args.size, args.chunk, keep=args.keep,
+                     report=lambda line: print(line, flush=True))
+    os.makedirs(args.to, exist_ok=True)
+    np.save(os.path.join(args.to, "positions.npy"), res["positions"])
+    np.save(os.path.join(args.to, "fluxes.npy"), res["fluxes"])
+    with open(os.path.join(args.to, "answers.json"), "w") as f:
+        json.dump(dict(std=float(res["std"]), count=int(res["count"]), times=res["times"]), f)
+    emit(what="saved", to=args.to, std=float(res["std"]), count=int(res["count"]),
+         times=res["times"], total=sum(res["times"]))
+    if args.against:
+        with open(os.path.join(args.against, "answers.json")) as f:
+            other = json.load(f)
+        pos = np.load(os.path.join(args.against, "positions.npy"))
+        flux = np.load(os.path.join(args.against, "fluxes.npy"))
+        same = other["count"] == res["count"]
+        emit(what="against", other=args.against, std_equal=other["std"] == float(res["std"]),
+             count_equal=same,
+             max_abs_centre_diff=float(np.max(np.abs(pos - res["positions"]))) if same else None,
+             max_rel_flux_diff=float(np.max(np.abs(flux - res["fluxes"]) /
+                                            np.maximum(np.abs(flux), 1e-30))) if same else None)
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=("compare", "scale"))
+    p.add_argument("mode", choices=("compare", "scale", "save"))
     p.add_argument("size", type=int)
     p.add_argument("chunk", type=int)
     p.add_argument("--repeat", type=int, default=2)
     p.add_argument("--workers", default="1,2")
+    p.add_argument("--to", help="save: where the answers go")
+    p.add_argument("--against", help="save: a folder of answers saved before, to compare with")
+    p.add_argument("--keep", choices=("device", "host"), help="save: mosaic.run's keep")
     args = p.parse_args()
-    (compare if args.mode == "compare" else scale)(args)
+    {"compare": compare, "scale": scale, "save": save}[args.mode](args)
 
 
 if __name__ == "__main__":

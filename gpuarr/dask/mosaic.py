@@ -14,7 +14,8 @@ memory: the source list (positions, fluxes, shapes: a few bytes a source)
 is drawn on the host from the seed, and each chunk draws its own noise
 from (seed, chunk row, chunk column) and adds the sources whose stamps
 reach it -- on the host (NumPy), then moved to its GPU for gpuarr chunks.
-So a mosaic is the same for NumPy and gpuarr chunks, and for any scheduler.
+So a mosaic is the same for NumPy and gpuarr chunks, and for any scheduler;
+its noise (not its sources) changes with the chunk size.
 
 pipeline(x) runs the four steps through gpuarr.dask, timing each (the
 chunks are computed or persisted at the end of each step):

@@ -141,7 +141,7 @@ def _digit_counts(block, dtype, interval, about, shift, prefixes, xp):
         digits = ((keys[sel] >> shift) & (_BINS - 1)).astype(numpy.int64)   # uint64: not intp
         counts = xp.bincount(digits, minlength=_BINS)
         out.append(_merge._host(counts).astype(numpy.int64))
-    return numpy.stack(out)
+    return out[0][None] if len(out) == 1 else numpy.stack(out)
 
 
 def _clipped(block, dtype, bounds, inclusive, xp):
@@ -180,7 +180,12 @@ def _tree_sum(parts, fan=8):
 
 
 def _add(*arrays):
-    return numpy.sum(arrays, axis=0)
+    """The sum of host arrays of one shape, added in place into a copy of
+    the first (numpy.sum over them stacked them first: a copy of all)."""
+    total = numpy.array(arrays[0], copy=True)
+    for a in arrays[1:]:
+        total += a
+    return total
 
 
 def _combine(moments):
