@@ -921,11 +921,18 @@ def test_philox_bit_generator():
 # ------------------------------------------------- on gpuarr chunks (GPU) --
 
 @pytest.fixture
-def gpu_backend(da):
-    import dask
+def backend_found(da):
+    """The backend "gpuarr" known to Dask by name, as its entry point makes
+    it where gpuarr is installed (tests run from the source tree, where an
+    earlier test's registration must not be what a test relies on)."""
     from dask.array.backends import array_creation_dispatch
     from gpuarr.dask import _backend
     array_creation_dispatch.register_backend("gpuarr", _backend.GpuarrBackendEntrypoint())
+
+
+@pytest.fixture
+def gpu_backend(backend_found):
+    import dask
     with dask.config.set({"array.backend": "gpuarr"}):
         yield
 
@@ -953,7 +960,7 @@ def test_backend_creation_makes_gpuarr_chunks(da, gpu_backend):
 
 
 @pytest.mark.gpu
-def test_numpy_chunks_to_the_gpu_and_back(rng, da, tmp_path):
+def test_numpy_chunks_to_the_gpu_and_back(rng, da, tmp_path, backend_found):
     """map_blocks(gp.asarray) infers gpuarr meta from a zero-size chunk;
     memmaps chunk without being read whole; like= and to_backend."""
     import gpuarr as gp

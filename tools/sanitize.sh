@@ -138,7 +138,8 @@ run_shard() {
         echo "started=$(date -u +%Y-%m-%dT%H:%M:%S)"; echo "options=${OPTS[*]}"
         echo "pytest_args=${*:3}"
     } >"$dir/meta.txt"
-    GPUARR_SANITIZER=$tool GPUARR_TEST_SHARD=$k/$nshards GPUARR_TEST_DEADLINE=$stop \
+    GPUARR_SANITIZER=$tool GPUARR_SANITIZER_BACKTRACE=$backtrace \
+        GPUARR_TEST_SHARD=$k/$nshards GPUARR_TEST_DEADLINE=$stop \
         timeout -k 5 $(( end - t0 + 20 )) compute-sanitizer "${OPTS[@]}" \
         --log-file "$dir/sanitizer-%p.log" \
         python3 -m pytest -q -rfE -p no:cacheprovider --durations=15 \
