@@ -88,8 +88,10 @@ label_output(PyObject *output, ga_array *input, int wide)
         Py_INCREF(o);
         return o;
     }
-    if (output != NULL && PyArray_Check(output))
-        return ga_err_host_output("label", "output");
+    if (output != NULL && PyArray_Check(output)) {
+        ga_err_host_output("label", "output");
+        return NULL;
+    }
     PyArray_Descr *descr = ga_dtype_converter_or(
         output, PyArray_DescrFromType(wide ? NPY_INT64 : NPY_INT32), "output");
     if (descr == NULL) {

@@ -158,7 +158,8 @@ HOST_BACKTRACE_SKIPS = {
     "tests/test_stress.py::test_threads_share_the_device_and_the_pool":
         "checks that the pool is back to its baseline",
 }
-HOST_BACKTRACES = os.environ.get("GPUARR_SANITIZER_BACKTRACE", "") == "host"
+# as tools/sanitize.sh reads --show-backtrace: all but device (and no) record host frames
+HOST_BACKTRACES = os.environ.get("GPUARR_SANITIZER_BACKTRACE", "device") not in ("device", "no")
 
 
 def _sanitizer_skip_reason(item):

@@ -195,12 +195,15 @@ _BYTES_A_PIXEL = 16
 
 
 def _gpu_room(workers):
-    """Bytes the pipeline may keep on the GPU(s) it runs on: the memory
-    pool's limit where one is set (GPUARR_GPU_MEMORY_LIMIT, set_limit),
-    else the device's free memory, times the GPUs the workers use."""
+    """Bytes the pipeline may keep on the GPU(s) it runs on: what the
+    memory pool's limit leaves (GPUARR_GPU_MEMORY_LIMIT, set_limit), else
+    the device's free memory, times the GPUs the workers use."""
     import gpuarr
-    limit = gpuarr.get_default_memory_pool().get_limit()
-    room = limit if limit else gpuarr.cuda.Device().mem_info[0]
+    pool = gpuarr.get_default_memory_pool()
+    # The pool reads GPUARR_GPU_MEMORY_LIMIT at its first allocation: make one.
+    gpuarr.empty(1, numpy.uint8)
+    limit = pool.get_limit()
+    room = max(limit - pool.used_bytes(), 0) if limit else gpuarr.cuda.Device().mem_info[0]
     return room * max(1, min(workers, gpuarr.cuda.get_device_count()))
 
 
@@ -259,3 +262,7 @@ def run(size, chunk, workers=0, use_gpu=None, seed=datasets.SEED, report=print, 
     finally:
         if client is not None:
             client.shutdown()
+        if gpu and keep == "host":
+            # asnumpy's results of 64 KiB or more are page-locked, from
+            # gpuarr's pinned pool, which keeps them cached once freed
+            gpuarr.get_default_pinned_memory_pool().free_all_blocks()

@@ -428,6 +428,8 @@ extern "C" cudaError_t ga_launch_unique_finish(int64_t n, int64_t ngroups, const
     return cudaSuccess;
 }
 
+namespace {
+
 // ga_sort_keys_host's loop for the key width K.
 struct HostKeys {
     int kind, canon_zero;
@@ -441,6 +443,8 @@ struct HostKeys {
         return cudaSuccess;
     }
 };
+
+} // namespace
 
 extern "C" void ga_sort_keys_host(ga_type type, int canon_zero, const void *src, int64_t n,
                                   uint64_t *keys)
