@@ -519,8 +519,7 @@ def _row_clipped(block, lo, hi, dtype, inclusive, nan_fill, out_dtype, xp):
     finite, or outside the bounds where they are not NaN; with nan_fill the
     values with NaN where clipped, in out_dtype."""
     v = block.astype(dtype, copy=False)
-    outside = (v < lo) | (v > hi) if inclusive else ~((v > lo) & (v < hi))
-    mask = ~xp.isfinite(v) | (outside & ~(xp.isnan(lo) | xp.isnan(hi)))
+    mask = ~xp.isfinite(v) | (~_inside(v, lo, hi, inclusive) & ~(xp.isnan(lo) | xp.isnan(hi)))
     if nan_fill:
         return xp.where(mask, numpy.nan, v).astype(out_dtype, copy=False)
     return mask
