@@ -23,9 +23,9 @@
 // A product with fewer 64 x 64 tiles than the GPU has multiprocessors
 // takes 16 x 16 tiles, one output a thread (PER = 1), so that more blocks
 // share it: a 64^3 float32 product ran 10.5 us back to back as one 64 x 64
-// block, and two 16 x 16-tile variants (16 blocks, one output a thread)
-// 4.4-4.6 us (src/kernels/dev/matmul_small_bench.cu on the lent H100; this
-// form, with 16-deep slabs, not yet measured).
+// block, and this form (16 blocks, one output a thread, 16-deep slabs)
+// 4.3 us; 128^3 17.9 against 5.5 us (src/kernels/dev/matmul_small_bench.cu's
+// "library" rows on the lent H100, 2026-11-27).
 #include "kernel_common.cuh"
 
 namespace {
@@ -152,7 +152,8 @@ template <class T>
 cudaError_t matmul_tiled(const ga_matmul_args *g, int sms, cudaStream_t stream)
 {
     const int64_t batch = ga_kshape_size(&g->batch);
-    const int64_t tiles = ((g->n + 63) / 64) * ((g->m + 63) / 64) * batch;
+    constexpr int64_t BIG = THREADS * 4;      // the 64 x 64 tiles' side
+    const int64_t tiles = ((g->n + BIG - 1) / BIG) * ((g->m + BIG - 1) / BIG) * batch;
     return tiles < sms ? matmul_tiles<T, 1>(g, batch, stream) : matmul_tiles<T, 4>(g, batch, stream);
 }
 
