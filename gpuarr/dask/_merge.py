@@ -22,12 +22,13 @@ chunks on GPUs) so a Dask graph can call each step on its chunks.
    smallest global raster index of the label in that block; a merged
    component's first pixel is the smallest over its ids.  Sorting the
    components by it gives the final numbers.
-5. Each block's ids are mapped to the final numbers by one lookup (take).
+5. Each block's local labels are mapped to the final numbers by one
+   lookup (take) in its own slice of the table (block_table).
 """
 import numpy
 
-__all__ = ["block_first_positions", "boundary_pairs", "merge_equivalences", "relabel",
-           "label_grid"]
+__all__ = ["block_first_positions", "boundary_pairs", "merge_equivalences", "block_table",
+           "relabel", "label_grid"]
 
 
 def _structure(structure, ndim):
@@ -139,11 +140,20 @@ def merge_equivalences(pairs, total, firsts):
     return table, len(roots)
 
 
-def relabel(labels, offset, table, xp=numpy, dtype=numpy.int32):
-    """A block's final labels: table[labels + offset] where labels > 0,
-    else 0 (table on the block's device)."""
-    ids = xp.where(labels > 0, labels.astype(numpy.int64) + offset, 0)
-    return xp.take(table, ids).astype(dtype)
+def block_table(table, offset, count, dtype=numpy.int32):
+    """A block's lookup table: entry k (1 <= k <= count) is the final
+    number of the block's local label k (provisional id offset + k),
+    entry 0 stays background.  A host array of count + 1 entries, so the
+    block's labels map in one take of its own dtype, no wider ids."""
+    piece = numpy.asarray(table[offset:offset + count + 1], dtype=dtype).copy()
+    piece[0] = 0
+    return piece
+
+
+def relabel(labels, offset, count, table, xp=numpy, dtype=numpy.int32):
+    """A block's final labels: its local labels (1..count, 0 background)
+    looked up in block_table(table, offset, count) on the block's device."""
+    return xp.take(xp.asarray(block_table(table, offset, count, dtype)), labels)
 
 
 def label_grid(blocks, label, structure=None, xp=numpy):
@@ -161,10 +171,11 @@ def label_grid(blocks, label, structure=None, xp=numpy):
     image_shape = tuple(int(e[-1]) for e in edges)
     labels = numpy.empty(grid, dtype=object)
     offsets = numpy.zeros(grid, numpy.int64)
+    counts = numpy.zeros(grid, numpy.int64)
     firsts, total = [], 0
     for pos in numpy.ndindex(*grid):
         lab, n = label(blocks[pos], structure)
-        labels[pos], offsets[pos] = lab, total
+        labels[pos], offsets[pos], counts[pos] = lab, total, int(n)
         origin = [int(edges[d][pos[d]]) for d in range(ndim)]
         firsts.append(block_first_positions(lab, int(n), origin, image_shape, xp))
         total += int(n)
@@ -176,10 +187,9 @@ def label_grid(blocks, label, structure=None, xp=numpy):
                 _plane(labels, offsets, axis, i, 0, xp)
             pairs.append(boundary_pairs(before, after, axis, structure, xp))
     table, count = merge_equivalences(numpy.concatenate(pairs), total, firsts)
-    table = xp.asarray(table)
     out = numpy.empty(grid, dtype=object)
     for pos in numpy.ndindex(*grid):
-        out[pos] = relabel(labels[pos], int(offsets[pos]), table, xp)
+        out[pos] = relabel(labels[pos], int(offsets[pos]), int(counts[pos]), table, xp)
     return out, count
 
 

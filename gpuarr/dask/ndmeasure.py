@@ -55,24 +55,30 @@ def label(image, structure=None):
                             for pos in numpy.ndindex(*grid)])
     offsets = numpy.zeros(grid, numpy.int64)
     offsets.flat[1:] = numpy.cumsum(counts)[:-1]
-    total = int(sum(counts))
+    counts = numpy.asarray(counts, numpy.int64).reshape(grid)
+    total = int(counts.sum())
 
-    def with_offsets(block, block_info=None):
-        where = block_info[0]["chunk-location"]
-        return xp.where(block > 0, block.astype(numpy.int64) + int(offsets[where]), 0)
+    def plane(axis, index, sl):
+        """The image-wide plane local[sl] (thickness 1 along axis, in the
+        blocks at grid index `index` along it) as provisional ids: the
+        offsets added after slicing, so no block is widened whole."""
+        def ids(block, block_info=None):
+            where = list(block_info[0]["chunk-location"])
+            where[axis] = index
+            return xp.where(block > 0, block.astype(numpy.int64) + int(offsets[tuple(where)]), 0)
+        return local[sl].map_blocks(ids, dtype=numpy.int64)
 
-    ids = local.map_blocks(with_offsets, dtype=numpy.int64)
     firsts = [dask.delayed(_merge.block_first_positions)(
-                  blocks[pos], counts[i], [int(edges[d][pos[d]]) for d in range(ndim)],
+                  blocks[pos], int(counts[pos]), [int(edges[d][pos[d]]) for d in range(ndim)],
                   image.shape, xp)
-              for i, pos in enumerate(numpy.ndindex(*grid))]
+              for pos in numpy.ndindex(*grid)]
     planes = []
     for axis in range(ndim):
-        for b in edges[axis][1:-1]:
+        for i, b in enumerate(edges[axis][1:-1], start=1):
             before = [slice(None)] * ndim
             after = [slice(None)] * ndim
             before[axis], after[axis] = slice(b - 1, b), slice(b, b + 1)
-            planes.append((axis, ids[tuple(before)], ids[tuple(after)]))
+            planes.append((axis, plane(axis, i - 1, tuple(before)), plane(axis, i, tuple(after))))
     computed = dask.compute(firsts, [(p[1], p[2]) for p in planes])
     firsts = (numpy.concatenate(computed[0]) if computed[0]
               else numpy.zeros(0, numpy.int64))
@@ -80,11 +86,16 @@ def label(image, structure=None):
     for (axis, _, _), (before, after) in zip(planes, computed[1]):
         pairs.append(_merge.boundary_pairs(before, after, axis, structure, xp))
     table, count = _merge.merge_equivalences(numpy.concatenate(pairs), total, firsts)
+    # each block's own slice of the table, int32 like its labels: the
+    # final pass holds a block's labels in and out, 8 bytes a pixel
+    tables = numpy.empty(grid, dtype=object)
+    for pos in numpy.ndindex(*grid):
+        tables[pos] = _merge.block_table(table, int(offsets[pos]), int(counts[pos]))
 
-    def final(block):
-        return xp.take(xp.asarray(table), block).astype(numpy.int32)
+    def final(block, block_info=None):
+        return xp.take(xp.asarray(tables[block_info[0]["chunk-location"]]), block)
 
-    return ids.map_blocks(final, dtype=numpy.int32), count
+    return local.map_blocks(final, dtype=numpy.int32), count
 
 
 # ------------------------------------------- measurements from partial sums
