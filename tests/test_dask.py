@@ -960,6 +960,32 @@ def test_backend_creation_makes_gpuarr_chunks(da, gpu_backend):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("keep", ["device", "host"])
+def test_dask_label_of_gpuarr_chunks(rng, da, keep):
+    """Labels of gpuarr chunks: SciPy's numbering of the whole image, a
+    gpuarr meta (Dask cannot infer it from the functions that read
+    block_info), and with "gpuarr.keep" = "host" each persisted pass held as
+    NumPy chunks."""
+    import dask
+    import gpuarr as gp
+    from gpuarr.dask import _keep, ndmeasure
+    for _ in range(3):
+        shape = tuple(int(n) for n in rng.integers(10, 70, 2))
+        image = rng.random(shape) < 0.5
+        chunks = tuple(tuple(random_chunks(rng, n, int(rng.integers(1, 5)))) for n in shape)
+        with dask.config.set({"gpuarr.keep": keep}, scheduler="synchronous"):
+            labels, count = ndmeasure.label(da.from_array(image, chunks=chunks).map_blocks(gp.asarray))
+            assert isinstance(labels._meta, gp.ndarray) and labels.dtype == np.int32
+            kept = _keep.keep(labels)
+            held = kept.dask.values() if keep == "host" else ()
+            assert all(not isinstance(v, gp.ndarray) for v in held)
+            got = kept.compute()
+        want, want_count = ndi.label(image)
+        assert count == want_count and isinstance(got, gp.ndarray)
+        np.testing.assert_array_equal(got.get(), want)
+
+
+@pytest.mark.gpu
 def test_numpy_chunks_to_the_gpu_and_back(rng, da, tmp_path, backend_found):
     """map_blocks(gp.asarray) infers gpuarr meta from a zero-size chunk;
     memmaps chunk without being read whole; like= and to_backend."""
@@ -980,9 +1006,11 @@ def test_numpy_chunks_to_the_gpu_and_back(rng, da, tmp_path, backend_found):
         np.testing.assert_allclose(float(d.std().compute()), host.std(), rtol=1e-5)
         np.testing.assert_array_equal(d.rechunk((64, 48)).compute().get(), host)
         np.testing.assert_array_equal(d.T.compute().get(), host.T)
-    like = da.asarray(host, like=gp.empty(()))
+    # zeros, not empty: Dask casts the like= array (astype), which reads its
+    # element; initcheck reports reading the unwritten one of empty(())
+    like = da.asarray(host, like=gp.zeros(()))
     assert isinstance(like._meta, gp.ndarray)
-    assert isinstance(da.arange(5, like=gp.empty(()))._meta, gp.ndarray)
+    assert isinstance(da.arange(5, like=gp.zeros(()))._meta, gp.ndarray)
     to = da.from_array(host, chunks=20).to_backend("gpuarr")
     assert isinstance(to._meta, gp.ndarray) and isinstance(to.compute(), gp.ndarray)
     assert isinstance(to.to_backend("numpy").compute(), np.ndarray)

@@ -66,7 +66,7 @@ def label(image, structure=None):
             where = list(block_info[0]["chunk-location"])
             where[axis] = index
             return xp.where(block > 0, block.astype(numpy.int64) + int(offsets[tuple(where)]), 0)
-        return local[sl].map_blocks(ids, dtype=numpy.int64)
+        return local[sl].map_blocks(ids, dtype=numpy.int64, meta=xp.empty((0,) * ndim, numpy.int64))
 
     firsts = [dask.delayed(_merge.block_first_positions)(
                   blocks[pos], int(counts[pos]), [int(edges[d][pos[d]]) for d in range(ndim)],
@@ -95,7 +95,10 @@ def label(image, structure=None):
     def final(block, block_info=None):
         return xp.take(xp.asarray(tables[block_info[0]["chunk-location"]]), block)
 
-    return local.map_blocks(final, dtype=numpy.int32), count
+    # meta given: Dask infers it by calling the function on an empty block
+    # without block_info, which fails, and then falls back to a NumPy meta
+    # (so keep() would not see gpuarr chunks and kept them on the GPU)
+    return local.map_blocks(final, dtype=numpy.int32, meta=xp.empty((0,) * ndim, numpy.int32)), count
 
 
 # ------------------------------------------- measurements from partial sums
