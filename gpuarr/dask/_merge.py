@@ -27,8 +27,8 @@ chunks on GPUs) so a Dask graph can call each step on its chunks.
 """
 import numpy
 
-__all__ = ["block_first_positions", "boundary_pairs", "merge_equivalences", "block_table",
-           "relabel", "label_grid"]
+__all__ = ["block_first_positions", "boundary_pairs", "merge_equivalences",
+           "provisional_ids", "block_table", "relabel", "label_grid"]
 
 
 def _structure(structure, ndim):
@@ -140,6 +140,12 @@ def merge_equivalences(pairs, total, firsts):
     return table, len(roots)
 
 
+def provisional_ids(labels, offset, xp=numpy):
+    """A block's (or a slice of it) local labels as provisional ids: int64,
+    labels + offset where foreground, 0 elsewhere."""
+    return xp.where(labels > 0, labels.astype(numpy.int64) + int(offset), 0)
+
+
 def block_table(table, offset, count, dtype=numpy.int32):
     """A block's lookup table: entry k (1 <= k <= count) is the final
     number of the block's local label k (provisional id offset + k),
@@ -203,7 +209,7 @@ def _plane(labels, offsets, axis, index, at, xp):
         sl = [slice(None)] * lab.ndim
         sl[axis] = slice(at, at + 1) if at >= 0 else slice(at, None)
         part = lab[tuple(sl)]
-        return xp.where(part > 0, part.astype(numpy.int64) + int(offsets[pos]), 0)
+        return provisional_ids(part, offsets[pos], xp)
 
     def assemble(prefix, d):
         if d == len(grid):

@@ -65,7 +65,7 @@ def label(image, structure=None):
         def ids(block, block_info=None):
             where = list(block_info[0]["chunk-location"])
             where[axis] = index
-            return xp.where(block > 0, block.astype(numpy.int64) + int(offsets[tuple(where)]), 0)
+            return _merge.provisional_ids(block, offsets[tuple(where)], xp)
         return local[sl].map_blocks(ids, dtype=numpy.int64, meta=xp.empty((0,) * ndim, numpy.int64))
 
     firsts = [dask.delayed(_merge.block_first_positions)(
