@@ -36,7 +36,12 @@ def keep(array):
     where = place()
     if where == "device" or not isinstance(getattr(array, "_meta", None), gpuarr.ndarray):
         return dask.persist(array)[0]
-    empty = (0,) * array.ndim
-    held = array.map_blocks(gpuarr.asnumpy, meta=numpy.empty(empty, array.dtype))
-    held = dask.persist(held)[0]
-    return held.map_blocks(gpuarr.asarray, meta=gpuarr.empty(empty, array.dtype))
+    held = array.map_blocks(gpuarr.asnumpy, meta=numpy.empty((0,) * array.ndim, array.dtype))
+    return to_gpu(dask.persist(held)[0])
+
+
+def to_gpu(held):
+    """A dask array of NumPy chunks as a lazy array of gpuarr chunks: each
+    task that reads a chunk moves it to its GPU."""
+    import gpuarr
+    return held.map_blocks(gpuarr.asarray, meta=gpuarr.empty((0,) * held.ndim, held.dtype))

@@ -254,7 +254,7 @@ def run(size, chunk, workers=0, use_gpu=None, seed=datasets.SEED, report=print, 
                 from distributed import wait
                 wait(sky)
             if gpu and keep == "host":   # each task moves its chunk to its GPU
-                sky = sky.map_blocks(gpuarr.asarray, meta=gpuarr.empty((0, 0), numpy.float32))
+                sky = _keep.to_gpu(sky)
             report(f"  [0/4] {'made chunk by chunk':28s} {_ms(time.perf_counter() - t):>10s}")
             result = pipeline(sky, report)
         report(f"  all four steps {_ms(sum(result['times']))}; {result['count']} sources")
