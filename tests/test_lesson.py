@@ -15,6 +15,11 @@ from gpuarr import datasets
 from gpuarr.profiler import benchmark
 
 from _lesson import lesson_clipper as kappa_sigma_clipper  # the lesson's cell, shared
+from conftest import SANITIZER
+
+# The lesson's timings are under a second; compute-sanitizer slows a launch
+# by 10-1000x (racecheck: 11 s a clip of the 4M sky), so there only their sign
+SECOND = float("inf") if SANITIZER else 1.0
 
 pytestmark = pytest.mark.gpu
 
@@ -50,7 +55,7 @@ def test_convolution_part(deltas, gauss):
 
     execution_gpu = benchmark(convolve2d_gpu, (deltas_gpu, gauss_gpu), n_repeat=10)
     gpu_avg_time = np.average(execution_gpu.gpu_times)
-    assert f"{gpu_avg_time:.6f} s".endswith(" s") and 0 < gpu_avg_time < 1
+    assert f"{gpu_avg_time:.6f} s".endswith(" s") and 0 < gpu_avg_time < SECOND
     assert execution_gpu.gpu_times.shape == (1, 10)
 
     # Challenge: convolution on the GPU without CuPy -- host arrays are refused.
@@ -132,7 +137,7 @@ def test_radio_astronomy_part(data):
     assert len(data_gpu_clipped) == len(data_clipped)
     timing_ks_clipping_gpu = benchmark(kappa_sigma_clipper, (data_flat_gpu.ravel(),), n_repeat=10)
     fastest_ks_clipping_gpu = np.min(timing_ks_clipping_gpu.gpu_times)
-    assert 0 < fastest_ks_clipping_gpu < 1
+    assert 0 < fastest_ks_clipping_gpu < SECOND
     stddev_ = np.std(data_clipped)
     stddev_gpu_ = np.std(data_gpu_clipped)
     assert f"{stddev_gpu_:.4f}" == f"{stddev_:.4f}" == "0.0133"
