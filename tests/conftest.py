@@ -284,8 +284,9 @@ def pytest_sessionfinish(session, exitstatus):
     tests use keep cached after their arrays are gone: CuPy's pools,
     PyTorch's caching allocator.  compute-sanitizer's leak check counts what
     is allocated at exit, and at b46a402 its only 'leaks' were these (2 MiB
-    and 512 B) and Numba's deferred frees (16 + 8 B: freed in that test),
-    one process per interop test."""
+    and 512 B) and Numba's own arrays (16 + 8 B, which numba-cuda never
+    freed: its test now gives Numba gpuarr memory only), one process per
+    interop test."""
     import sys
     cupy = sys.modules.get("cupy")
     if cupy is not None:

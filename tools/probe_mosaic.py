@@ -59,6 +59,15 @@ def whole_steps(img):
                 times=times)
 
 
+def answer_diffs(positions, fluxes, want_positions, want_fluxes):
+    """(largest centre difference, largest relative flux difference) of
+    two runs' answers with the same count."""
+    if not len(want_fluxes):
+        return 0.0, 0.0
+    return (float(np.max(np.abs(positions - want_positions))),
+            float(np.max(np.abs(fluxes - want_fluxes) / np.maximum(np.abs(want_fluxes), 1e-30))))
+
+
 def _shape(block):
     return block.shape
 
@@ -127,11 +136,8 @@ def compare(args):
         emit(what="whole_pipeline", run=r, times=whole["times"], total=sum(whole["times"]),
              count=whole["count"], std=whole["std"])
     same_labels = int((dlabels != whole["labels"]).sum()) == 0
-    pos_diff = (float(np.max(np.abs(res["positions"] - whole["positions"])))
-                if whole["count"] else 0.0)
-    flux_rel = (float(np.max(np.abs(res["fluxes"] - whole["fluxes"]) /
-                             np.maximum(np.abs(whole["fluxes"]), 1e-30)))
-                if whole["count"] else 0.0)
+    pos_diff, flux_rel = answer_diffs(res["positions"], res["fluxes"], whole["positions"],
+                                      whole["fluxes"])
     emit(what="compare", std_dask=float(res["std"]), std_whole=whole["std"],
          std_equal=float(res["std"]) == whole["std"], count_dask=res["count"],
          count_whole=whole["count"], label_count_dask=int(dcount), labels_equal=same_labels,
@@ -193,11 +199,10 @@ def save(args):
         pos = np.load(os.path.join(args.against, "positions.npy"))
         flux = np.load(os.path.join(args.against, "fluxes.npy"))
         same = other["count"] == res["count"]
+        pos_diff, flux_rel = (answer_diffs(res["positions"], res["fluxes"], pos, flux) if same
+                              else (None, None))
         emit(what="against", other=args.against, std_equal=other["std"] == float(res["std"]),
-             count_equal=same,
-             max_abs_centre_diff=float(np.max(np.abs(pos - res["positions"]))) if same else None,
-             max_rel_flux_diff=float(np.max(np.abs(flux - res["fluxes"]) /
-                                            np.maximum(np.abs(flux), 1e-30))) if same else None)
+             count_equal=same, max_abs_centre_diff=pos_diff, max_rel_flux_diff=flux_rel)
 
 
 def main():
