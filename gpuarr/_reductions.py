@@ -95,6 +95,15 @@ def _nan_check(name, res, a, axis, ddof):
         warnings.warn("Degrees of freedom <= 0 for slice.", RuntimeWarning, stacklevel=2)
 
 
+def _nanarg_tuple_axis(a, axis):
+    """nanargmin/nanargmax of inexact, non-empty data given a tuple axis,
+    which they refuse (TypeError, as argmin does): first NumPy's errors that
+    come before, since it reduces the NaN mask over `axis` (np.all) before
+    it calls argmin -- a bad or repeated axis, then an all-NaN slice."""
+    if bool(all(_u["isnan"](a), axis=axis).any()):
+        raise ValueError("All-NaN slice encountered")
+
+
 def _integer_var(name, a, axis, dtype, out, ddof, keepdims):
     """var/std with an integer or bool result dtype: NumPy's steps, each
     truncating in that dtype (the mean, the squared deviations' sum, the
@@ -258,4 +267,5 @@ def diff(a, n=1, axis=-1, prepend=numpy._NoValue, append=numpy._NoValue):
 _core._register_helper("reduce_result_dtype", _result_dtype)
 _core._register_helper("replace_nan", _replace_nan)
 _core._register_helper("reduce_nan_check", _nan_check)
+_core._register_helper("nanarg_tuple_axis", _nanarg_tuple_axis)
 _core._register_helper("reduce_integer_var", _integer_var)

@@ -437,6 +437,10 @@ typedef struct {
     int orig_axis[GA_TAKE_MAX];   /* the axis as numbered in the user's array */
     ga_array *index[GA_TAKE_MAX];
     int unchecked;                /* some device index still needs checking */
+    int host_bad;                 /* a host index out of range: raised unless */
+    int host_bad_axis;            /* the indices broadcast to nothing (NumPy) */
+    long long host_bad_index;
+    npy_intp host_bad_len;
     int insert;
     int mode;                     /* GA_TAKE_RAISE, _WRAP or _CLIP */
     int rdim;

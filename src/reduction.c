@@ -616,6 +616,19 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
      * are the plain functions, as in NumPy */
     int skip_nan = nan_fn && is_inexact_code(a->type);
 
+    /* NumPy's nanargmin/nanargmax of inexact data reduce the NaN mask over
+     * `axis` (np.all) before argmin refuses a tuple: there a bad axis, then
+     * an all-NaN slice, raise first (one synchronisation, on this error
+     * path only) */
+    if (skip_nan && (f->flags & R_ORDERED) && vals[P_AXIS] != NULL &&
+        PyTuple_Check(vals[P_AXIS]) && ga_array_size(a) > 0) {
+        PyObject *r = call_helper("nanarg_tuple_axis",
+                                  Py_BuildValue("(OO)", (PyObject *)a, vals[P_AXIS]));
+        if (r == NULL)
+            goto fail;
+        Py_DECREF(r);
+    }
+
     /* axes and the output's shape */
     int ufunc_axis = (f->flags & R_UFUNC_AXIS) || (skip_nan && f->kind == GA_RED_MOMENTS);
     int nred = parse_axes(f, vals[P_AXIS], a->ndim, ufunc_axis, reduced);

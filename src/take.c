@@ -139,6 +139,21 @@ plan_args(ga_take_plan *p, const npy_intp *other_strides, int mode, ga_take_args
     return 0;
 }
 
+/* A host index out of range raises, unless the indices broadcast to no
+ * element (an empty index array among them): NumPy reads, and so checks,
+ * no index then.  0 / -1. */
+static int
+plan_host_bounds(ga_take_plan *p)
+{
+    if (!p->host_bad)
+        return 0;
+    for (int k = 0; k < p->nidx; ++k)
+        if (ga_array_size(p->index[k]) == 0)
+            return 0;
+    ga_err_index_bounds(p->host_bad_index, p->host_bad_axis, p->host_bad_len);
+    return -1;
+}
+
 static int
 plan_empty_axis(ga_take_plan *p)
 {
@@ -225,7 +240,8 @@ ga_take_gather(ga_take_plan *p)
 {
     ga_take_args args;
     npy_intp ostrides[NPY_MAXDIMS];
-    if (plan_shape(p) < 0 || plan_empty_axis(p) < 0 || plan_check_empty_result(p) < 0)
+    if (plan_shape(p) < 0 || plan_host_bounds(p) < 0 || plan_empty_axis(p) < 0 ||
+        plan_check_empty_result(p) < 0)
         return NULL;
     Py_INCREF(p->view->descr);
     ga_array *out = ga_array_empty(p->rdim, p->rshape, p->view->descr, 0, p->view->device);
@@ -251,7 +267,8 @@ ga_take_scatter(ga_take_plan *p, PyObject *value)
         PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
         return -1;
     }
-    if (plan_shape(p) < 0 || plan_empty_axis(p) < 0 || plan_check_empty_result(p) < 0)
+    if (plan_shape(p) < 0 || plan_host_bounds(p) < 0 || plan_empty_axis(p) < 0 ||
+        plan_check_empty_result(p) < 0)
         return -1;
     Py_INCREF(p->view->descr);
     v = (ga_array *)ga_asarray(value, p->view->descr, -1, 'K');
@@ -338,15 +355,19 @@ ga_take_plan_add_index(ga_take_plan *p, PyObject *obj, int axis, int orig_axis, 
         if (h == NULL)
             return -1;
         if (p->mode == GA_TAKE_RAISE) {
+            /* the first index out of range is kept for plan_host_bounds */
             int64_t *d = (int64_t *)PyArray_DATA(h);
             for (npy_intp i = 0, n = PyArray_SIZE(h); i < n; ++i) {
                 if (d[i] < -len || d[i] >= len) {
-                    ga_err_index_bounds((long long)d[i], orig_axis, len);
-                    Py_DECREF(h);
-                    return -1;
-                }
-                if (d[i] < 0)
+                    if (!p->host_bad) {
+                        p->host_bad = 1;
+                        p->host_bad_index = (long long)d[i];
+                        p->host_bad_axis = orig_axis;
+                        p->host_bad_len = len;
+                    }
+                } else if (d[i] < 0) {
                     d[i] += len;
+                }
             }
         }
         ix = ga_transfer_from_numpy(h, NULL, p->view->device);

@@ -110,6 +110,33 @@ def test_out_of_range_array_index_raises_where_the_result_is_empty(device_index)
     assert d[(gp.asarray([1]) if device_index else np.array([1])), ...].shape == (1, 0)
 
 
+# Index arrays that broadcast to no element beside one out of range: NumPy
+# reads, and so checks, no index then (get and set); a plain integer is
+# checked all the same.  The first was hypothesis's find (test_properties).
+EMPTY_BROADCASTS = [((1, 0, 2), lambda xp: (xp.zeros((1, 0), bool), np.array([2]))),
+                    ((3, 4), lambda xp: (xp.asarray(np.array([], np.int64)), np.array([9]))),
+                    ((3, 4), lambda xp: (xp.zeros(3, bool), [9])),
+                    ((3, 4), lambda xp: (np.array([9]), xp.asarray(np.array([], np.int64)))),
+                    ((3, 4), lambda xp: (slice(None), np.array([[9]])[:0]))]
+
+
+@pytest.mark.parametrize("xp", [np, gp], ids=["host", "device"])
+@pytest.mark.parametrize("shape, index", EMPTY_BROADCASTS)
+def test_out_of_range_host_index_beside_an_empty_broadcast(shape, index, xp):
+    h = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    d = gp.asarray(h)
+    want = h[index(np)]
+    got = d[index(xp)]
+    assert_same(got.get(), want)
+    h[index(np)] = -1
+    d[index(xp)] = -1
+    assert_same(d.get(), h)
+    with pytest.raises(IndexError, match="index 9 is out of bounds for axis 1"):
+        d[np.array([0]), np.array([9])]
+    with pytest.raises(IndexError, match="out of bounds"):
+        d[xp.asarray(np.array([], np.int64)), 9]
+
+
 @pytest.mark.parametrize("index", [5, -6, (0, 6), (0, 0, 7), (0, 0, -8), (slice(None), -7)], ids=repr)
 def test_out_of_range_integers_raise_index_error(index):
     d = gp.zeros(SHAPE)

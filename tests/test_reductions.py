@@ -6,6 +6,7 @@ inputs.  Device tests are marked gpu; the host-side planning
 (_core._plan_reduce) and argument checks that need no device run
 everywhere."""
 import itertools
+import re
 import warnings
 
 import numpy as np
@@ -740,6 +741,25 @@ def test_nanargmin_counts_nan_as_infinity():
         x = gp.asarray(host)
         assert int(gp.nanargmin(x)) == np.nanargmin(host), host
         assert int(gp.nanargmax(x)) == np.nanargmax(host), host
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("func", ["nanargmin", "nanargmax"])
+@pytest.mark.parametrize("axis", [(), (0,), (-1,), (5,), (0, 0)], ids=str)
+@pytest.mark.parametrize("data", [[1.0, 2.0], [np.nan, np.nan], [1.0, np.nan], [1j, np.nan],
+                                  [1, 2], np.zeros(0)], ids=str)
+def test_nanarg_of_a_tuple_axis_raises_numpys_error(func, axis, data):
+    """nanargmin/nanargmax refuse a tuple axis as argmin does (TypeError),
+    but NumPy's first look at the NaNs along it (np.all of the mask, for
+    inexact non-empty data) raises first: AxisError, a repeated axis, an
+    all-NaN slice.  hypothesis found the all-NaN case (test_properties)."""
+    host = np.asarray(data)
+    with pytest.raises(Exception) as want:  # noqa: PT011 -- NumPy's error is the spec
+        getattr(np, func)(host, axis=axis)
+    # AxisError's wording differs between NumPy versions: its class only
+    match = None if want.type is np.exceptions.AxisError else re.escape(str(want.value))
+    with pytest.raises(want.type, match=match):
+        getattr(gp, func)(gp.asarray(host), axis=axis)
 
 
 @pytest.mark.gpu
