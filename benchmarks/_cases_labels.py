@@ -50,6 +50,18 @@ def label(xp, segmented_image):
     return lambda: xp.ndimage.label(segmented_image)
 
 
+@case("label_lesson_2048", issue=22, desc="the lesson's own label call: float64 output= "
+      "made by empty(), the count read back", size="2048^2 i64 -> f64", goal="<= 80 us",
+      bytes=N4M * (8 + 8), cupy_ref="", cpu=True, tol=EXACT,
+      requires=("empty", "scipy.ndimage.label"), setup=lambda: (segmented(),))
+def label_lesson(xp, segmented_image):
+    def call():
+        labelled_image = xp.empty(segmented_image.shape)
+        number_of_sources = xp.ndimage.label(segmented_image, output=labelled_image)
+        return labelled_image, int(number_of_sources)
+    return call
+
+
 @case("com_sum_labels", issue=8, desc="center_of_mass + sum_labels for every label",
       size="2048^2 f32, ~500 labels", goal="<= 50 us", bytes=N4M * 8, cupy_ref="4.18 ms",
       cpu=True, tol=(1e-4, 1e-6),

@@ -67,7 +67,6 @@ NO_ROW = {
     "allclose": "the lesson's check of a result, not a step it times",
     "ndarray.mean": "printed once by the statistics cell; std_4M times the same pass",
     "amax": "printed once by the statistics cell; sum_f32_1GiB times the reduction",
-    "empty": "takes a block from the pool, no kernel; ones_1000x1000x200 times the pool",
 }
 
 
