@@ -26,6 +26,9 @@ Splitting a run (tools/sanitize.sh):
                             (1 <= k <= n): n runs share the suite evenly
   GPUARR_TEST_DEADLINE=T    no test starts after the UNIX time T; the run
                             ends cleanly, reporting how far it got
+  GPUARR_TEST_IDS_LOG=P     the node ids selected go to P.selected, each
+                            test's as it finishes to P.done: what a run cut
+                            short did not reach is the difference
 The shard is not passed on to the pytest runs some tests start themselves.
 
 Compute-sanitizer runs set GPUARR_SANITIZER to the tool (memcheck,
@@ -53,6 +56,7 @@ REQUIRE_GPU = os.environ.get("GPUARR_REQUIRE_GPU") == "1"
 SANITIZER = os.environ.get("GPUARR_SANITIZER", "")
 DEADLINE = os.environ.get("GPUARR_TEST_DEADLINE", "")
 SHARD = os.environ.pop("GPUARR_TEST_SHARD", "")
+IDS_LOG = os.environ.pop("GPUARR_TEST_IDS_LOG", "")
 
 # Tests that cannot mean under compute-sanitizer what they mean on their
 # own (node id patterns, fnmatch): a deliberate fault would be reported as
@@ -216,6 +220,18 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if _devices_needed(item):
             item.add_marker(skip)
+
+
+def pytest_collection_finish(session):
+    if IDS_LOG:
+        with open(IDS_LOG + ".selected", "w", encoding="utf-8") as f:
+            f.writelines(item.nodeid + "\n" for item in session.items)
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    if IDS_LOG:
+        with open(IDS_LOG + ".done", "a", encoding="utf-8") as f:
+            f.write(nodeid + "\n")
 
 
 @pytest.hookimpl(hookwrapper=True)

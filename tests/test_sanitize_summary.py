@@ -126,9 +126,13 @@ def test_clean_log(summary):
                              "0 warnings)\n") == ([], {"hazards": 0, "errors": 0, "warnings": 0})
 
 
-def write_shard(root, tool, k, n, logs, started="2026-11-26T10:00:00", pytest_line=None, **meta):
+def write_shard(root, tool, k, n, logs, started="2026-11-26T10:00:00", pytest_line=None,
+                selected=None, done=(), **meta):
     d = root / "sanitize" / tool / f"shard-{k}-of-{n}"
     d.mkdir(parents=True)
+    if selected is not None:      # what tests/conftest.py writes under GPUARR_TEST_IDS_LOG
+        (d / "ids.selected").write_text("".join(f"{i}\n" for i in selected))
+        (d / "ids.done").write_text("".join(f"{i}\n" for i in done))
     fields = dict(tool=tool, shard=f"{k}/{n}", rc=0, seconds=100, started=started, timed_out=0,
                   gpu="NVIDIA H100 80GB HBM3", commit="abc1234", seed=7)
     fields.update(meta)
@@ -151,9 +155,9 @@ def test_shards_of_several_calls_add_up(summary, tmp_path):
     write_shard(call2, "racecheck", 1, 1, {301: RACECHECK_HAZARD}, started="2026-11-26T11:00:00")
     tools = summary.collect([str(call1), str(call2)])
     assert sorted(tools) == ["memcheck", "racecheck"]
-    assert sorted(tools["memcheck"]) == [(1, 2), (2, 2)]
-    assert list(tools["racecheck"]) == [(1, 1)]
-    assert tools["racecheck"][(1, 1)]["processes"][0][0] == "sanitizer-301.log"   # the later run
+    assert sorted(tools["memcheck"]) == [(1, 2, ""), (2, 2, "")]
+    assert list(tools["racecheck"]) == [(1, 1, "")]
+    assert tools["racecheck"][(1, 1, "")]["processes"][0][0] == "sanitizer-301.log"  # the later
     text = summary.markdown(tools)
     assert "| memcheck | 2 of 2 | 4 | 3 |  | 512 B in 1 | 1 | 2 |" in text
     assert "| racecheck | 1 of 1 |  | 1 | 1 (1, 0) |  | 0 | 0 |" in text
@@ -166,3 +170,27 @@ def test_shards_of_several_calls_add_up(summary, tmp_path):
     out = tmp_path / "summary.md"
     assert summary.main([str(call1), str(call2), "--out", str(out)]) == 0
     assert out.read_text() == text
+
+
+def test_tests_no_call_finished_are_listed_for_the_next(summary, tmp_path):
+    """A test counts as run when any call finished it: call 2 ran call 1's
+    unreached tests by name (-- @FILE), finishing all but one."""
+    clean = {1: "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"}
+    call1, call2 = tmp_path / "call1", tmp_path / "call2"
+    write_shard(call1, "racecheck", 1, 2, clean, selected="abcd", done="ab", timed_out=1)
+    write_shard(call1, "racecheck", 2, 2, clean, selected="ef", done="ef")
+    write_shard(call2, "racecheck", 1, 1, clean, selected="cd", done="c",
+                pytest_args="@unreached.txt", started="2026-11-26T11:00:00")
+    write_shard(call2, "synccheck", 1, 1, {1: "========= ERROR SUMMARY: 0 errors\n"})
+    tools = summary.collect([str(call1), str(call2)])
+    assert sorted(tools["racecheck"]) == [(1, 1, "@unreached.txt"), (1, 2, ""), (2, 2, "")]
+    assert summary.unreached(tools["racecheck"]) == ["d"]
+    text = summary.markdown(tools)
+    assert "| racecheck | 2 of 2, 1 of 1 (named tests) |" in text
+    assert "racecheck: 1 of the 6 tests the shards selected did not finish in any call." in text
+    assert "synccheck: " not in text               # its shard logged no ids
+    assert "| 1/1 (named tests) |" in text
+    out = tmp_path / "summary.md"
+    assert summary.main([str(call1), str(call2), "--out", str(out)]) == 0
+    assert (tmp_path / "summary-unreached-racecheck.txt").read_text() == "d\n"
+    assert not (tmp_path / "summary-unreached-synccheck.txt").exists()

@@ -5,10 +5,13 @@
 # sanitizer sees every allocation at its exact size, and print a summary
 # per tool last.  Logs go to $OUT/sanitize/<tool>/shard-K-of-N/ (default
 # OUT=/tmp/gpuarr-sanitize): pytest.log, one sanitizer-<pid>.log per process
-# (child processes are sanitized too) and meta.txt; the summary to
+# (child processes are sanitized too), meta.txt and unreached.txt (the
+# node ids the shard selected that did not finish); the summary to
 # $OUT/sanitize-summary.md.  Shards from several device calls add up:
 #   python3 tools/sanitize_summary.py OUT1 OUT2 ... \
 #       --out benchmarks/results/<GPU>-sanitize-<commit>.md
+# which also writes <out>-unreached-<tool>.txt: the tests no call finished,
+# for the next call to run as `-- @FILE`.
 #
 #   tools/sanitize.sh [--tool T[,T...]] [--shard K/N | --shard K1-K2/N] [--jobs J]
 #                     [--timeout S] [--budget S] [--print-limit N] [--leak-check full|no]
@@ -139,13 +142,18 @@ run_shard() {
         echo "pytest_args=${*:3}"
     } >"$dir/meta.txt"
     GPUARR_SANITIZER=$tool GPUARR_SANITIZER_BACKTRACE=$backtrace \
-        GPUARR_TEST_SHARD=$k/$nshards GPUARR_TEST_DEADLINE=$stop \
+        GPUARR_TEST_SHARD=$k/$nshards GPUARR_TEST_DEADLINE=$stop GPUARR_TEST_IDS_LOG="$dir/ids" \
         timeout -k 5 $(( end - t0 + 20 )) compute-sanitizer "${OPTS[@]}" \
         --log-file "$dir/sanitizer-%p.log" \
         python3 -m pytest -q -rfE -p no:cacheprovider --durations=15 \
         --basetemp "${TMPDIR:-/tmp}/gpuarr-sanitize-$tool-$k" "${@:3}" ${suite[@]+"${suite[@]}"} \
         >"$dir/pytest.log" 2>&1
     rc=$?
+    # the selected tests that did not finish, for a later call (-- @file)
+    if [ -f "$dir/ids.selected" ]; then
+        touch "$dir/ids.done"
+        grep -vxF -f "$dir/ids.done" "$dir/ids.selected" >"$dir/unreached.txt"
+    fi
     { echo "rc=$rc"; echo "seconds=$(( $(date +%s) - t0 ))"
       echo "timed_out=$([ $rc = 124 ] || [ $rc = 137 ] && echo 1 || echo 0)"; } >>"$dir/meta.txt"
     echo "$tool shard $k/$nshards: rc=$rc, $(( $(date +%s) - t0 )) s: $(tail -1 "$dir/pytest.log")"

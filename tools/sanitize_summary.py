@@ -5,9 +5,14 @@ ran (tests, time, how it ended) and the sanitizer's findings per kernel.
 
 Each OUT is a folder sanitize.sh wrote into (the $OUT of one device call,
 or its sanitize/ folder): <tool>/shard-K-of-N/ holding meta.txt (key=value
-lines), pytest.log and one sanitizer-<pid>.log per process.  Shards of the
-same tool from several calls add up; a shard run twice counts once (the
-later run).  Without --out the markdown goes to standard output.
+lines), pytest.log, one sanitizer-<pid>.log per process, and ids.selected /
+ids.done (the node ids the shard selected and those that finished).
+Shards of the same tool from several calls add up; a shard run twice (the
+same K, N and named tests) counts once (the later run).  A test counts as
+run when any call finished it; with --out, those no call finished go to
+<out without .md>-unreached-<tool>.txt, one node id a line, for a later
+call's `tools/sanitize.sh ... -- @FILE`.  Without --out the markdown goes to
+standard output.
 
 What is read from compute-sanitizer's logs: every report (a line
 "========= <what>" opening it, such as "Invalid __global__ read of size 4
@@ -165,9 +170,16 @@ def pytest_outcome(path):
     return (counts[-1] if counts else (lines[-1] if lines else "empty log")), stopped
 
 
+def read_ids(path):
+    if not os.path.exists(path):
+        return set()
+    return {ln.rstrip("\n") for ln in open(path, encoding="utf-8", errors="replace")
+            if ln.strip()}
+
+
 def collect(folders):
-    """{tool: {(k, n): shard}} from the folders, a later run of a shard
-    replacing an earlier one."""
+    """{tool: {(k, n, named tests): shard}} from the folders, a later run of
+    a shard replacing an earlier one."""
     tools = collections.defaultdict(dict)
     for folder in folders:
         base = os.path.join(folder, "sanitize") if os.path.isdir(
@@ -184,12 +196,23 @@ def collect(folders):
                 processes.append((os.path.basename(log), reports, summary, cut_short))
             outcome, stopped = pytest_outcome(os.path.join(shard_dir, "pytest.log"))
             shard = dict(dir=shard_dir, meta=meta, processes=processes, outcome=outcome,
-                         stopped=stopped)
-            key = (int(m.group(1)), int(m.group(2)))
+                         stopped=stopped,
+                         selected=read_ids(os.path.join(shard_dir, "ids.selected")),
+                         done=read_ids(os.path.join(shard_dir, "ids.done")))
+            key = (int(m.group(1)), int(m.group(2)), meta.get("pytest_args", ""))
             old = tools[tool].get(key)
             if old is None or meta.get("started", "") >= old["meta"].get("started", ""):
                 tools[tool][key] = shard
     return tools
+
+
+def unreached(shards):
+    """The node ids some shard selected and none finished, sorted."""
+    selected, done = set(), set()
+    for s in shards.values():
+        selected |= s["selected"]
+        done |= s["done"]
+    return sorted(selected - done)
 
 
 def markdown(tools, title=None):
@@ -211,7 +234,6 @@ def markdown(tools, title=None):
     out.append("|---|---|---|---|---|---|---|---|")
     for tool in sorted(tools):
         shards = tools[tool]
-        ns = sorted({n for _, n in shards})
         sums = collections.Counter()
         cut = kernel = api = 0
         for s in shards.values():
@@ -222,7 +244,9 @@ def markdown(tools, title=None):
                 cut += cut_short
             if s["meta"].get("timed_out") == "1":
                 cut += 1
-        covered = ", ".join(f"{len([k for k, m in shards if m == n])} of {n}" for n in ns)
+        groups = sorted({(n, args) for _, n, args in shards}, key=lambda g: (g[1] != "", g))
+        covered = ", ".join(f"{len([1 for _, m, a in shards if (m, a) == (n, args)])} of {n}"
+                            + (" (named tests)" if args else "") for n, args in groups)
         racecheck = tool == "racecheck"
         hazards = f"{sums['hazards']} ({sums['errors']}, {sums['warnings']})" if racecheck else ""
         errors = "" if racecheck else str(sums["errors"])
@@ -230,6 +254,12 @@ def markdown(tools, title=None):
                   if tool == "memcheck" else "")
         out.append(f"| {tool} | {covered} | {errors} | {kernel} | {hazards} | {leaked} | {api} "
                    f"| {cut} |")
+    for tool in sorted(tools):
+        selected = set().union(*(s["selected"] for s in tools[tool].values()))
+        if selected:
+            out.append("")
+            out.append(f"{tool}: {len(unreached(tools[tool]))} of the {len(selected)} tests "
+                       "the shards selected did not finish in any call.")
     for tool in sorted(tools):
         shards = tools[tool]
         out.append("")
@@ -245,13 +275,15 @@ def markdown(tools, title=None):
         grouped = collections.Counter()
         details = {}
         cut_short = []
-        for (k, n) in sorted(shards):
-            s = shards[(k, n)]
+        for key in sorted(shards):
+            k, n, args = key
+            s = shards[key]
             found = sum(len(p[1]) for p in s["processes"])
             ended = s["outcome"] + (" (stopped at the deadline)" if s["stopped"] else "")
             if s["meta"].get("timed_out") == "1":
                 ended += " (killed at the time limit)"
-            out.append(f"| {k}/{n} | {s['meta'].get('seconds', '?')} | {s['meta'].get('rc', '?')} "
+            label = f"{k}/{n}" + (" (named tests)" if args else "")
+            out.append(f"| {label} | {s['meta'].get('seconds', '?')} | {s['meta'].get('rc', '?')} "
                        f"| {len(s['processes'])} | {ended} | {found} |")
             for name, reports, summary, short in s["processes"]:
                 if short:
@@ -291,6 +323,11 @@ def main(argv=None):
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             f.write(text)
+        for tool, shards in tools.items():
+            if any(s["selected"] for s in shards.values()):
+                path = f"{args.out.removesuffix('.md')}-unreached-{tool}.txt"
+                with open(path, "w", encoding="utf-8") as f:
+                    f.writelines(node + "\n" for node in unreached(shards))
     else:
         sys.stdout.write(text)
     return 0
