@@ -1150,6 +1150,15 @@ def test_mosaic_on_distributed_workers(da):
     np.testing.assert_allclose(got["fluxes"], want["fluxes"], rtol=1e-12)
 
 
+def assert_same_answers(got, want):
+    """Two mosaic runs' answers: the same background and count (some
+    sources), positions and fluxes to the last bits that atomic per-label
+    sums may order differently."""
+    assert got["std"] == want["std"] and got["count"] == want["count"] > 0
+    np.testing.assert_allclose(got["positions"], want["positions"], rtol=1e-12)
+    np.testing.assert_allclose(got["fluxes"], want["fluxes"], rtol=1e-12)
+
+
 def test_local_cluster_workers(da):
     """local_cluster: the workers asked for, single-threaded, no host
     memory limit (their chunks are on the GPU), gpuarr registered in each;
@@ -1216,10 +1225,7 @@ def test_mosaic_kept_on_host_under_a_memory_limit(da):
             mosaic.run(2048, 256, keep="device", report=lambda _: None)
     finally:
         pool.set_limit(size=limit or None)
-    # per-label sums add with atomics: the last bits may follow the order
-    assert got["std"] == want["std"] and got["count"] == want["count"] > 0
-    np.testing.assert_allclose(got["positions"], want["positions"], rtol=1e-12)
-    np.testing.assert_allclose(got["fluxes"], want["fluxes"], rtol=1e-12)
+    assert_same_answers(got, want)
 
 
 @pytest.mark.gpu(devices=2)
@@ -1265,6 +1271,4 @@ def test_mosaic_on_two_gpu_workers(da):
     from gpuarr.dask import mosaic
     want = mosaic.run(700, 256, workers=0, use_gpu=True, report=lambda _: None)
     got = mosaic.run(700, 256, workers=2, use_gpu=True, report=lambda _: None)
-    assert got["std"] == want["std"] and got["count"] == want["count"] > 0
-    np.testing.assert_allclose(got["positions"], want["positions"], rtol=1e-12)
-    np.testing.assert_allclose(got["fluxes"], want["fluxes"], rtol=1e-12)
+    assert_same_answers(got, want)
