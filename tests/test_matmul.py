@@ -29,6 +29,7 @@ from gpuarr import _core
 from gpuarr.cuda import _libs, cublas
 
 import _repo
+from conftest import SANITIZER
 from _arrays import random_array
 from _libraries import check_import_does_not_load, check_missing_library
 
@@ -874,10 +875,20 @@ TILED_EDGE = [((128, 128), (128, 128)), ((128, 128), (128, 129)),
               ((1,), (1, 1)), ((64, 0), (0, 64))]
 
 
+# initcheck sees none of the writes of cuBLAS's float16 kernel for this
+# batched product: the whole output is reported uninitialised when it is
+# read back, yet every value matches NumPy here and, made into a zeroed out=,
+# it gives the same values and no report (tools/probe_initcheck_f16.py).
+INITCHECK_UNSEEN = (np.float16, ((3, 64, 128), (128, 128)))
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 @pytest.mark.parametrize("shapes", TILED_EDGE, ids=str)
 def test_tiled_and_cublas_sides_of_the_size_line(rng, dtype, shapes):
+    if SANITIZER == "initcheck" and (dtype, shapes) == INITCHECK_UNSEEN:
+        pytest.skip("initcheck does not see cuBLAS's float16 kernel write this output "
+                    "(tools/probe_initcheck_f16.py)")
     a = random_array(rng, shapes[0], dtype, small=True)
     b = random_array(rng, shapes[1], dtype, small=True)
     check_matmul(gp.asarray(a) @ gp.asarray(b), a, b)
