@@ -1231,16 +1231,18 @@ def test_mosaic_kept_on_host_under_a_memory_limit(da):
 @pytest.mark.gpu(devices=2)
 def test_local_cluster_gives_each_worker_one_gpu(da):
     pytest.importorskip("distributed")
-    import os
     from gpuarr.dask import local_cluster
     client = local_cluster()
     try:
         import gpuarr as gp
-        seen = client.run(lambda: (os.environ.get("CUDA_VISIBLE_DEVICES"),
-                                   gp.cuda.get_device_count()))
-        assert sorted(v[0] for v in seen.values()) == [str(i) for i in
-                                                       range(gp.cuda.get_device_count())]
-        assert all(v[1] == 1 for v in seen.values())
+        # Each worker sees one device, and together they are the devices
+        # this process sees (by UUID: under CUDA_VISIBLE_DEVICES=1,2 the
+        # workers are given "1" and "2").
+        uuid = gp.cuda.runtime.getDeviceProperties
+        mine = sorted(uuid(i)["uuid"] for i in range(gp.cuda.get_device_count()))
+        seen = client.run(lambda: (gp.cuda.get_device_count(), uuid(0)["uuid"]))
+        assert all(v[0] == 1 for v in seen.values())
+        assert sorted(v[1] for v in seen.values()) == mine
     finally:
         client.shutdown()
 
