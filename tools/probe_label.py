@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Probe for issue 8 (label, measurements): where the time of the two
-benchmark cases goes, on the benchmark's own inputs (benchmarks/run.py sky()).
+benchmark cases goes, on the benchmark's own inputs (benchmarks/_inputs.py).
 
     python3 tools/probe_label.py            # the probe (< 60 s)
     python3 tools/probe_label.py --inner    # the kernels only, for nsys

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Probe for the measurements (issue 8): where the time of the benchmark
 case com_sum_labels goes (center_of_mass + sum_labels of every label of
-the segmented 2048^2 sky, benchmarks/run.py's inputs), step by step.
+the segmented 2048^2 sky, benchmarks/_inputs.py), step by step.
 
     python3 tools/probe_measure.py            # the probe (~30 s)
     python3 tools/probe_measure.py --ncu      # and a kernel table from ncu
@@ -38,7 +38,9 @@ from _probe import timed  # noqa: E402
 
 
 def bench_module():
-    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
+    """benchmarks/_inputs.py: the benchmark cases' own inputs (sky, segmented, labelled)."""
+    spec = importlib.util.spec_from_file_location("bench_inputs",
+                                                  ROOT / "benchmarks" / "_inputs.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

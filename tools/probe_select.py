@@ -111,10 +111,10 @@ def main():
     print("\n3. the lesson's operations")
     sys.path.insert(0, "benchmarks")
     try:
-        from run import sky
+        from _inputs import sky
         image = sky().ravel()
     except Exception as exc:  # noqa: BLE001
-        print(f"  benchmarks/run.py unavailable ({exc}); using Gaussian noise")
+        print(f"  benchmarks/_inputs.py unavailable ({exc}); using Gaussian noise")
         image = host
     xs = gp.asarray(image)
     ops = {
