@@ -1,6 +1,8 @@
 """%gpu_timeit / %%gpu_timeit (``%load_ext gpuarr.profiler``): option
 parsing, the code run in the user's namespace, the result with -o, IPython
 syntax inside a timed cell; and, on a GPU, the summary line."""
+import builtins
+import contextlib
 import types
 
 import numpy as np
@@ -12,16 +14,44 @@ import gpuarr.profiler as profiler
 pytest.importorskip("IPython")
 
 
-@pytest.fixture
-def shell():
+# Names an IPython shell puts into builtins and leaves there for good.
+# astropy, imported later in the same process (a pytest-xdist worker),
+# takes __IPYTHON__ to mean it runs inside IPython, asks get_ipython() for
+# the shell and fails to import (AttributeError on None): the astropy
+# comparisons of test_stats.py errored so in a GPU run.
+IPYTHON_BUILTINS = ("__IPYTHON__", "display", "get_ipython")
+
+
+@contextlib.contextmanager
+def ipython_shell():
+    """An IPython shell with the magics loaded; afterwards builtins are as
+    they were."""
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
+    absent = [name for name in IPYTHON_BUILTINS if name not in vars(builtins)]
     config = Config()
     config.HistoryManager.hist_file = ":memory:"
-    ip = InteractiveShell.instance(config=config)
-    ip.run_line_magic("load_ext", "gpuarr.profiler")
-    yield ip
-    InteractiveShell.clear_instance()
+    try:
+        ip = InteractiveShell.instance(config=config)
+        ip.run_line_magic("load_ext", "gpuarr.profiler")
+        yield ip
+    finally:
+        InteractiveShell.clear_instance()
+        for name in absent:
+            vars(builtins).pop(name, None)
+
+
+@pytest.fixture
+def shell():
+    with ipython_shell() as ip:
+        yield ip
+
+
+def test_the_shell_leaves_builtins_as_they_were():
+    before = {name: name in vars(builtins) for name in IPYTHON_BUILTINS}
+    with ipython_shell() as ip:
+        assert "__IPYTHON__" in vars(builtins) and ip.user_ns is not None
+    assert {name: name in vars(builtins) for name in IPYTHON_BUILTINS} == before
 
 
 @pytest.fixture
