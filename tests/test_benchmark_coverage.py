@@ -99,11 +99,11 @@ def test_row_check_catches_a_missing_row_and_stale_excuses(bench):
 
 def test_the_probes_find_the_cases_inputs(monkeypatch):
     """tools/probe_label.py and probe_measure.py time the cases' own inputs
-    through probe_measure.bench_module(): each name they read exists there
+    through probe_measure.bench_inputs(): each name they read exists there
     (they read benchmarks/run.py's until its inputs moved to _inputs.py)."""
     import _repo
     monkeypatch.syspath_prepend(str(pathlib.Path(_repo.REPO) / "tools"))
     probe = _repo.load_script("gpuarr_probe_measure", "tools", "probe_measure.py")
-    inputs = probe.bench_module()
+    inputs = probe.bench_inputs()
     for name in ("sky", "segmented", "labelled"):
         assert callable(getattr(inputs, name)), name

@@ -28,7 +28,7 @@ import gpuarr as gp  # noqa: E402
 from gpuarr import _core  # noqa: E402
 from gpuarr.scipy import ndimage as gnd  # noqa: E402
 from gpuarr.scipy import _measurements as gm  # noqa: E402
-from probe_measure import bench_module, row  # noqa: E402  (same folder: shared timing)
+from probe_measure import bench_inputs, row  # noqa: E402  (same folder: shared timing)
 
 T0 = time.perf_counter()
 
@@ -124,7 +124,7 @@ def probe_measure(data, labels, n):
 
 def inner():
     """The benchmark calls only, for a kernel table under nsys."""
-    b = bench_module()
+    b = bench_inputs()
     seg = b.segmented()
     d64 = gp.asarray(seg)
     labels, n = b.labelled()
@@ -172,7 +172,7 @@ def main():
     if not gp.is_available():
         print("no GPU: nothing to probe")
         return
-    b = bench_module()
+    b = bench_inputs()
     seg = b.segmented()
     labels, n = b.labelled()
     print(f"device: {gp.cuda.Device().name if hasattr(gp.cuda.Device(), 'name') else '?'}; "

@@ -37,7 +37,7 @@ from gpuarr.scipy import _measurements as gm  # noqa: E402
 from _probe import timed  # noqa: E402
 
 
-def bench_module():
+def bench_inputs():
     """benchmarks/_inputs.py: the benchmark cases' own inputs (sky, segmented, labelled)."""
     spec = importlib.util.spec_from_file_location("bench_inputs",
                                                   ROOT / "benchmarks" / "_inputs.py")
@@ -74,7 +74,7 @@ def host_only(name, fn, n=2000):
 
 
 def inputs():
-    b = bench_module()
+    b = bench_inputs()
     labels, n = b.labelled()
     return b.sky(), labels, n
 
