@@ -1238,9 +1238,9 @@ def test_local_cluster_gives_each_worker_one_gpu(da):
         # Each worker sees one device, and together they are the devices
         # this process sees (by UUID: under CUDA_VISIBLE_DEVICES=1,2 the
         # workers are given "1" and "2").
-        uuid = gp.cuda.runtime.getDeviceProperties
-        mine = sorted(uuid(i)["uuid"] for i in range(gp.cuda.get_device_count()))
-        seen = client.run(lambda: (gp.cuda.get_device_count(), uuid(0)["uuid"]))
+        props = gp.cuda.runtime.getDeviceProperties
+        mine = sorted(props(i)["uuid"] for i in range(gp.cuda.get_device_count()))
+        seen = client.run(lambda: (gp.cuda.get_device_count(), props(0)["uuid"]))
         assert all(v[0] == 1 for v in seen.values())
         assert sorted(v[1] for v in seen.values()) == mine
     finally:
