@@ -43,7 +43,11 @@ namespace {
 
 constexpr int LB_THREADS = 256;
 constexpr int LB_ITEMS = 16;
-constexpr int LW_GROUPS = 2;  // chunks of four entries a thread of k_label_write takes
+constexpr int LW_ITEMS = 8;  // entries a thread of k_label_write takes
+// Entries a thread of k_label_write loads and stores at a time: 16 bytes of
+// 8-byte outputs (so a warp's store covers 512 contiguous bytes; 32-byte
+// chunks made each store half-fill twice as many sectors), else four.
+template <class O> __host__ __device__ constexpr int lw_chunk() { return sizeof(O) == 8 ? 2 : 4; }
 constexpr int LB_TILE_SHIFT = 12;
 constexpr int64_t LB_TILE = (int64_t)1 << LB_TILE_SHIFT;
 static_assert(LB_THREADS * LB_ITEMS == LB_TILE, "a flatten block covers one tile");
@@ -276,12 +280,18 @@ k_label_border(I *L, Tiles t, Neighbours nb, int all)
 template <int N, class I>
 __device__ __forceinline__ void lb_load(const I *p, int64_t left, I (&v)[N])
 {
-    static_assert(N * sizeof(I) % 16 == 0, "whole 16-byte loads");
+    constexpr int bytes = N * (int)sizeof(I);
+    static_assert(bytes == 8 || bytes % 16 == 0, "whole 8- or 16-byte loads");
     if (left >= N) {
+        if constexpr (bytes == 8) {
+            const uint2 q = *(const uint2 *)p;
+            memcpy(v, &q, 8);
+        } else {
 #pragma unroll
-        for (int k = 0; k < N * (int)sizeof(I) / 16; ++k) {
-            const uint4 q = ((const uint4 *)p)[k];
-            memcpy(v + k * 16 / sizeof(I), &q, 16);
+            for (int k = 0; k < bytes / 16; ++k) {
+                const uint4 q = ((const uint4 *)p)[k];
+                memcpy(v + k * 16 / sizeof(I), &q, 16);
+            }
         }
     } else {
 #pragma unroll
@@ -376,60 +386,52 @@ k_label_flatten(I *L, int64_t n, I *tile_count, I *tile_offset, unsigned int *ti
     }
 }
 
-// Four consecutive outputs at dst in one store when aligned and whole.
-template <class O>
-__device__ __forceinline__ void lw_store4(O *dst, const O (&o)[4], int64_t left)
+// N consecutive outputs (4, 8 or 16 bytes) at dst in one store when
+// aligned and whole.
+template <int N, class O>
+__device__ __forceinline__ void lw_store(O *dst, const O (&o)[N], int64_t left)
 {
-    const size_t align = sizeof(O) >= 4 ? 16 : 4 * sizeof(O);
-    if (left >= 4 && ((uintptr_t)dst & (align - 1)) == 0) {
-        if constexpr (sizeof(O) == 1) {
-            uint32_t q;
-            memcpy(&q, o, 4);
-            *(uint32_t *)dst = q;
-        } else if constexpr (sizeof(O) == 2) {
-            uint2 q;
-            memcpy(&q, o, 8);
-            *(uint2 *)dst = q;
-        } else {
-#pragma unroll
-            for (int k = 0; k < (int)sizeof(O) / 4; ++k) {
-                uint4 q;
-                memcpy(&q, o + k * 16 / sizeof(O), 16);
-                ((uint4 *)dst)[k] = q;
-            }
-        }
+    constexpr int bytes = N * (int)sizeof(O);
+    static_assert(bytes == 4 || bytes == 8 || bytes == 16, "one 4-, 8- or 16-byte store");
+    using W = std::conditional_t<bytes == 4, uint32_t, std::conditional_t<bytes == 8, uint2, uint4>>;
+    if (left >= N && ((uintptr_t)dst & (bytes - 1)) == 0) {
+        W q;
+        memcpy(&q, o, bytes);
+        *(W *)dst = q;
         return;
     }
 #pragma unroll
-    for (int k = 0; k < 4; ++k)
+    for (int k = 0; k < N; ++k)
         if (k < left)
             dst[k] = o[k];
 }
 
-// Each thread writes LW_GROUPS chunks of four consecutive outputs, a
-// warp's chunks side by side (each load and store instruction covers a
-// contiguous stretch), all loads in flight together: one output a thread
+// Each thread writes LW_ITEMS outputs in chunks of lw_chunk<O>() consecutive
+// ones, a warp's chunks side by side (each load and store instruction covers
+// a contiguous stretch), all loads in flight together: one output a thread
 // left too few loads in flight to keep memory busy.
 template <class I, class O>
 __global__ void __launch_bounds__(GA_BLOCK)
 k_label_write(const I *L, int64_t n, const I *tile_offset, O *out)
 {
-    const int64_t block0 = (int64_t)blockIdx.x * GA_BLOCK * 4 * LW_GROUPS;
-    I v[LW_GROUPS][4];
+    constexpr int E = lw_chunk<O>();
+    constexpr int G = LW_ITEMS / E;
+    const int64_t block0 = (int64_t)blockIdx.x * GA_BLOCK * LW_ITEMS;
+    I v[G][E];
 #pragma unroll
-    for (int g = 0; g < LW_GROUPS; ++g) {
-        const int64_t first = block0 + ((int64_t)g * GA_BLOCK + threadIdx.x) * 4;
+    for (int g = 0; g < G; ++g) {
+        const int64_t first = block0 + ((int64_t)g * GA_BLOCK + threadIdx.x) * E;
         if (first < n)
             lb_load(L + first, n - first, v[g]);
     }
 #pragma unroll
-    for (int g = 0; g < LW_GROUPS; ++g) {
-        const int64_t first = block0 + ((int64_t)g * GA_BLOCK + threadIdx.x) * 4;
+    for (int g = 0; g < G; ++g) {
+        const int64_t first = block0 + ((int64_t)g * GA_BLOCK + threadIdx.x) * E;
         if (first >= n)
             break;
-        O o[4];
+        O o[E];
 #pragma unroll
-        for (int k = 0; k < 4; ++k) {
+        for (int k = 0; k < E; ++k) {
             const I x = v[g][k];
             I label;
             if (x == (I)-1) {
@@ -442,7 +444,7 @@ k_label_write(const I *L, int64_t n, const I *tile_offset, O *out)
             }
             o[k] = (O)label;
         }
-        lw_store4(out + first, o, n - first);
+        lw_store(out + first, o, n - first);
     }
 }
 
@@ -577,7 +579,7 @@ struct WriteLaunch {
     {
         const int64_t n = label_size(a);
         Scratch<I> s(a->scratch, n);
-        const int64_t blocks = (n + GA_BLOCK * 4 * LW_GROUPS - 1) / (GA_BLOCK * 4 * LW_GROUPS);
+        const int64_t blocks = (n + GA_BLOCK * LW_ITEMS - 1) / (GA_BLOCK * LW_ITEMS);
         k_label_write<I, O><<<(unsigned int)blocks, GA_BLOCK, 0, stream>>>(s.L, n, s.tile_offset,
                                                                            (O *)out);
         return cudaGetLastError();
