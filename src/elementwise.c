@@ -614,14 +614,20 @@ ew_execute(const char *fname, operand *ops, int nin, const int *in_codes, int lo
         Py_INCREF(result);
     }
 
-    /* Layout: contiguous when every array has the full shape and one order. */
+    /* Layout: contiguous when every array has the full shape and one order,
+     * but for single elements broadcast over a larger result (a 0-d device
+     * result used as a scalar), which the kernel reads once. */
     npy_intp n = ga_array_size(result);
     int cflag = result->flags & (GA_C_CONTIGUOUS | GA_F_CONTIGUOUS);
-    int contiguous = cflag != 0;
+    int contiguous = cflag != 0, device_scalars = 0;
     for (int i = 0; i < nin && contiguous; ++i) {
         ga_array *a = ops[i].arr;
         if (!a)
             continue;
+        if (n > 1 && ga_array_size(a) == 1) {
+            device_scalars |= 1 << i;
+            continue;
+        }
         contiguous = same_shape(a, nd, shape) &&
                      ((cflag & GA_C_CONTIGUOUS && a->flags & GA_C_CONTIGUOUS) ||
                       (cflag & GA_F_CONTIGUOUS && a->flags & GA_F_CONTIGUOUS));
@@ -636,6 +642,7 @@ ew_execute(const char *fname, operand *ops, int nin, const int *in_codes, int lo
         args.in[i] = ops[i].arr ? ops[i].arr->data : NULL;
     if (contiguous) {
         args.contiguous = 1;
+        args.scalar_mask |= device_scalars << GA_EW_DEVICE_SCALAR;
     } else {
         npy_intp bstrides[3][NPY_MAXDIMS];
         const npy_intp *st[4];

@@ -417,6 +417,58 @@ def test_vector_path_lengths_and_offsets(dt, rng):
         check(gp.absolute(gp.asarray(z)), np.absolute(z), z.dtype)
 
 
+@pytest.mark.parametrize("dt", ["bool", "int8", "float16", "float32", "float64", "complex128"])
+def test_single_element_operands(dt, rng):
+    """A size-1 device operand broadcast over a larger result (a 0-d result
+    used as a scalar, as in the lesson's data > med - 3 * std) is read once
+    by the contiguous kernels: NumPy's results for every such form (0-d,
+    (1,), (1, 1), unaligned views) on either side, in where's three places,
+    into C- and F-ordered results, and into an out= it overlaps."""
+    base = values(rng, dt, (301,), "any")
+    dbase = gp.asarray(base)
+    op = "add" if dt == "bool" else "subtract"
+    for n in (2, 17, 300):
+        a, da = base[1:n + 1], dbase[1:n + 1]
+        for k in (0, 3, 5):
+            forms = [(base[k], dbase[k]), (base[k:k + 1], dbase[k:k + 1]),
+                     (base[k:k + 1].reshape(1, 1), dbase[k:k + 1].reshape(1, 1)),
+                     (np.asarray(base[k]), gp.asarray(np.asarray(base[k])))]
+            for hs, ds in forms:
+                check(getattr(gp, op)(da, ds), np_call(op, a, hs), dt)
+                check(getattr(gp, op)(ds, da), np_call(op, hs, a), dt)
+                np.testing.assert_array_equal((da != ds).get(), a != hs)
+                np.testing.assert_array_equal(gp.where(da != ds, ds, da).get(),
+                                              np.where(a != hs, hs, a))
+                np.testing.assert_array_equal(gp.where(da == da, da, ds).get(),
+                                              np.where(a == a, a, hs))
+                cond = hs != base[0]
+                np.testing.assert_array_equal(gp.where(gp.asarray(cond), da, 0).get(),
+                                              np.where(cond, a, 0))
+    grid = values(rng, dt, (6, 7), "any")
+    for layout in (np.ascontiguousarray, np.asfortranarray):
+        h = layout(grid)
+        d = gp.asarray(h)
+        check(gp.multiply(d, dbase[4]), np_call("multiply", h, base[4]), dt)
+        got = gp.where(d == d, dbase[4], d)
+        np.testing.assert_array_equal(got.get(), np.where(h == h, base[4], h))
+    h, d = base.copy(), gp.asarray(base)
+    gp.add(d, d[3:4], out=d)          # out overlaps the single element
+    np_call("add", h, h[3:4], out=h)
+    check(d, h, dt)
+
+
+def test_lesson_bounds_from_0d_results(rng):
+    """The lesson's clipper compares the data with 0-d device bounds: the
+    same survivors as NumPy's."""
+    a = (rng.normal(10, 2, 100_003)).astype(np.float32)
+    d = gp.asarray(a)
+    med, std = gp.median(d), gp.std(d)
+    lower, upper = med - 3 * std, med + 3 * std
+    hl, hu = lower.get()[()], upper.get()[()]
+    np.testing.assert_array_equal((d > lower).get(), a > hl)
+    np.testing.assert_array_equal(d.compress(d < upper).get(), a.compress(a < hu))
+
+
 def test_softplus_and_lesson_expression(rng):
     x = rng.standard_normal(100_000)
     dx = gp.asarray(x)

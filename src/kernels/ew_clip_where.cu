@@ -41,6 +41,7 @@ __global__ void k_where_contig(int64_t n, const bool *__restrict__ cond, const T
     constexpr int U = ga_ew_access(sizeof(T), V) / sizeof(T);
     constexpr int NU = V / U;
     const int64_t tile = (int64_t)blockDim.x * V;
+    ga_device_scalars<3>(mask, cond, x, y, sc, sx, sy);
     for (int64_t t0 = (int64_t)blockIdx.x * tile; t0 < n; t0 += (int64_t)gridDim.x * tile) {
         if (vec && t0 + tile <= n) {
             bool vc[NU][U];
@@ -84,9 +85,10 @@ struct WhereLaunch {
             constexpr int V = ga_ew_vec(1, sizeof(T));
             constexpr int U = ga_ew_access(sizeof(T), V) / sizeof(T);
             uintptr_t al = ga_misaligned<U, T>(x->out);
-            if (!(x->scalar_mask & 1)) al |= ga_misaligned<U, bool>(x->in[0]);
-            if (!(x->scalar_mask & 2)) al |= ga_misaligned<U, T>(x->in[1]);
-            if (!(x->scalar_mask & 4)) al |= ga_misaligned<U, T>(x->in[2]);
+            const int not_arrays = ga_ew_not_arrays(x->scalar_mask);
+            if (!(not_arrays & 1)) al |= ga_misaligned<U, bool>(x->in[0]);
+            if (!(not_arrays & 2)) al |= ga_misaligned<U, T>(x->in[1]);
+            if (!(not_arrays & 4)) al |= ga_misaligned<U, T>(x->in[2]);
             k_where_contig<T><<<ga_grid((x->n + V - 1) / V), GA_BLOCK, 0, stream>>>(
                 x->n, (const bool *)x->in[0], (const T *)x->in[1], (const T *)x->in[2], (T *)x->out,
                 sc, sx, sy, x->scalar_mask, al == 0);

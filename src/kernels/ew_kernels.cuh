@@ -104,6 +104,28 @@ __device__ __forceinline__ O ga_apply(T a, T b, T c)
     else return ga_store<O>(Op()(ga_load(a), ga_load(b), ga_load(c)));
 }
 
+// Inputs given as one element in device memory (ga_ew_args'
+// GA_EW_DEVICE_SCALAR bits) read once into their scalars, whose mask bits
+// the rest of the kernel then sees set.
+template <int NIN, class A, class B, class C, class SA, class SB, class SC>
+__device__ __forceinline__ void ga_device_scalars(int &mask, const A *a, const B *b, const C *c,
+                                                  SA &sa, SB &sb, SC &sc)
+{
+    const int dev = mask >> GA_EW_DEVICE_SCALAR;
+    if (!dev)
+        return;
+    if (dev & 1) sa = *a;
+    if (NIN > 1 && (dev & 2)) sb = *b;
+    if (NIN > 2 && (dev & 4)) sc = *c;
+    mask |= dev;
+}
+
+// The scalar_mask bits of inputs that are not read as arrays.
+__host__ __forceinline__ int ga_ew_not_arrays(int scalar_mask)
+{
+    return scalar_mask | (scalar_mask >> GA_EW_DEVICE_SCALAR);
+}
+
 template <class Op, class T, class O>
 __global__ void k_ew_contig(int64_t n, const T *__restrict__ a, const T *__restrict__ b,
                             const T *__restrict__ c, O *__restrict__ out, T sa, T sb, T sc,
@@ -111,6 +133,7 @@ __global__ void k_ew_contig(int64_t n, const T *__restrict__ a, const T *__restr
 {
     constexpr int V = ga_ew_vec(sizeof(T), sizeof(O));
     static_assert(sizeof(O) <= sizeof(T), "one output access a thread needs O no wider than T");
+    ga_device_scalars<Op::nin>(mask, a, b, c, sa, sb, sc);
     int64_t step = (int64_t)gridDim.x * blockDim.x * V;
     for (int64_t base = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * V; base < n; base += step) {
         if (vec && base + V <= n) {
@@ -178,8 +201,9 @@ cudaError_t ga_ew_launch(const ga_ew_args *x, cudaStream_t stream)
     if (x->contiguous) {
         constexpr int V = ga_ew_vec(sizeof(T), sizeof(O));
         uintptr_t al = ga_misaligned<V, O>(x->out);
+        const int not_arrays = ga_ew_not_arrays(x->scalar_mask);
         for (int k = 0; k < Op::nin; ++k)
-            if (!(x->scalar_mask & (1 << k))) al |= ga_misaligned<V, T>(x->in[k]);
+            if (!(not_arrays & (1 << k))) al |= ga_misaligned<V, T>(x->in[k]);
         int64_t work = (x->n + V - 1) / V;
         k_ew_contig<Op, T, O><<<ga_grid(work), GA_BLOCK, 0, stream>>>(
             x->n, (const T *)x->in[0], (const T *)x->in[1], (const T *)x->in[2], (O *)x->out,

@@ -62,8 +62,13 @@ cudaError_t ga_launch_sequence(ga_type type, int mode, int64_t n, char *dst,
 /* Operands of one elementwise launch.  Inputs share the loop's input type;
  * an input whose bit is set in scalar_mask is the value scalar[k] instead of
  * an array.  `contiguous`: every array operand is contiguous in the same
- * order, so element i is at byte i*itemsize (shape/strides unused).
- * Otherwise shape and strides describe the collapsed N-d iteration. */
+ * order, so element i is at byte i*itemsize (shape/strides unused); there an
+ * input whose bit k + GA_EW_DEVICE_SCALAR is set is one element in device
+ * memory at in[k] (a 0-d or size-1 array broadcast, like the lesson's
+ * `data > lower` with lower a 0-d result), which every thread reads once and
+ * then uses as scalar[k].  Otherwise shape and strides describe the
+ * collapsed N-d iteration. */
+#define GA_EW_DEVICE_SCALAR 3
 typedef struct {
     int64_t n;
     int contiguous;
