@@ -90,6 +90,35 @@ def test_asarray_with_dtype_converts_like_numpy(obj, dtype):
     assert_same(d.get(), want)
 
 
+FLOAT_ROWS = [
+    [1.5, -2.0, float("nan"), float("inf"), -0.0], (1.5,), [(1.5, 2.5), (3.0, -0.0)],
+    ((1.5, 2.5), [3.0, 4.0]), [(0.5 * i, -1.0 * i, 2.0) for i in range(600)],
+    # near misses, which go NumPy's way
+    [(1.5, 2), (3.0, 4.0)], [(1.5, np.float64(2.0))], [(1.5, True)], [[(1.5,)], [(2.5,)]],
+    [(), ()], [(1.5, 1j)], [1.5, 2], [np.float64(1.5), 2.5],
+]
+
+
+@pytest.mark.parametrize("obj", FLOAT_ROWS, ids=lambda o: repr(o)[:40])
+def test_asarray_of_float_rows_matches_numpy(obj):
+    """Lists of Python floats and of equal rows of them (center_of_mass's
+    result, which the lesson turns into an array) are read in one pass;
+    anything else is left to NumPy: same shape, dtype and values either way."""
+    d = gp.asarray(obj)
+    want = np.asarray(obj)
+    assert d.shape == want.shape and d.dtype == want.dtype
+    assert_same(d.get(), want)
+
+
+@pytest.mark.parametrize("obj", [[(1.5, 2.5), (3.0,)], [1.5, (2.0,)], [(1.5, 2.5), 3.0]],
+                         ids=repr)
+def test_asarray_of_ragged_float_rows_raises_like_numpy(obj):
+    with pytest.raises(ValueError):
+        np.asarray(obj)
+    with pytest.raises(ValueError):
+        gp.asarray(obj)
+
+
 def test_asarray_of_a_list_of_0d_device_arrays_stacks_them_on_the_device():
     values = [gp.asarray(np.float32(v)) for v in (1.5, -2.0, 3.25)]
     d = gp.asarray(values)
