@@ -218,10 +218,14 @@ def _quantile(a, q, mode, ignore_nan, axis, out, keepdims, method=0):
             moved = a.transpose(keep + list(axes))
             work = moved.reshape(moved.shape[:len(keep)] + (math.prod(moved.shape[len(keep):]),))
             cax = len(keep)
-    if a.size == 0 and axes == ():
-        # NumPy reshapes the empty array to add the quantile axis and fails
-        raise ValueError(f"cannot reshape array of size 0 into shape "
-                         f"({','.join(str(n) for n in a.shape)},newaxis)")
+    if a.size == 0 and axes is not None and len(axes) != 1:
+        # NumPy moves the kept axes first and reshapes to kept + (-1,), which
+        # an empty array whose kept part is empty too cannot take (axis=(),
+        # or several axes beside an empty kept one)
+        kept = [n for d, n in enumerate(a.shape) if d not in axes]
+        if math.prod(kept) == 0:
+            raise ValueError(f"cannot reshape array of size 0 into shape "
+                             f"({','.join(str(n) for n in kept)},newaxis)")
     reduced = () if cax is None else tuple(n for d, n in enumerate(work.shape) if d != cax)
     qshape = () if q is None else q.shape
     length = a.size if cax is None else work.shape[cax]

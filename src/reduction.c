@@ -640,7 +640,7 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
             oshape[ond++] = reduced[i] ? 1 : a->shape[i];
 
     /* dtypes: `store` is what the kernel writes, `in` what it reads */
-    int in_code = a->type, store;
+    int in_code = a->type, store, bool_ptp = 0;
     int dcode = dtype ? ga_dtype_code(dtype, "dtype") : GA_NTYPES;
     if (dcode < 0)
         goto fail;
@@ -674,12 +674,9 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
             !sum_reads_directly(in_code, dcode))
             in_code = dcode;  /* NumPy adds in dtype=, casting each element */
     } else if (f->flags & R_SAME_DTYPE) {
-        if (fn == F_PTP && a->type == GA_BOOL) {
-            PyErr_SetString(PyExc_TypeError, "numpy boolean subtract, the `-` operator, is not "
-                            "supported, use the bitwise_xor, the `^` operator, or the logical_xor "
-                            "function instead.");
-            goto fail;
-        }
+        /* NumPy's ptp is max - min: a boolean one fails at the subtraction,
+         * after max's own checks (out=, an empty reduction) */
+        bool_ptp = fn == F_PTP && a->type == GA_BOOL;
         store = out ? out->type : a->type;
     } else {
         store = out ? out->type : f->result_type;
@@ -732,6 +729,12 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
                          "no identity", skip_nan || !nan_fn ? f->op : funcs[bfn].op);
             goto fail;
         }
+    }
+    if (bool_ptp) {
+        PyErr_SetString(PyExc_TypeError, "numpy boolean subtract, the `-` operator, is not "
+                        "supported, use the bitwise_xor, the `^` operator, or the logical_xor "
+                        "function instead.");
+        goto fail;
     }
     if (bfn == F_MEAN && n_red == 0 &&
         PyErr_WarnEx(PyExc_RuntimeWarning, "Mean of empty slice", 1) < 0)

@@ -481,8 +481,18 @@ def test_empty_inputs():
 
 @pytest.mark.gpu
 def test_ptp_of_bool_is_refused():
+    """NumPy's ptp is max - min: TypeError at the subtraction, but an empty
+    reduction fails in max first (ValueError; found by the gpu profile of
+    test_properties)."""
     with pytest.raises(TypeError, match="boolean subtract"):
         gp.ptp(gp.ones(3, bool))
+    with pytest.raises(TypeError, match="boolean subtract"):
+        gp.ptp(gp.ones((0, 3), bool), axis=1)
+    for shape, axis in [((0,), None), ((3, 0), 1), ((0, 2), 0)]:
+        with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+            np.ptp(np.ones(shape, bool), axis=axis)
+        with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+            gp.ptp(gp.ones(shape, bool), axis=axis)
 
 
 @pytest.mark.gpu

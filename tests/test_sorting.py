@@ -703,10 +703,14 @@ def test_kappa_sigma_clipper_keeps_the_same_pixels_as_numpy():
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float32])
 def test_quantiles_of_empty_arrays_follow_numpy(func, args, dtype):
     """NumPy's empty-array rules: the nan forms return nanmean(a, axis),
-    whatever q; the others raise ValueError for axis=() (NumPy's reshape
-    fails), IndexError for a q of an empty slice, NaN for a median."""
+    whatever q; the others raise ValueError where NumPy's reshape of the
+    kept axes + (-1,) fails (axis=(), or several axes beside an empty kept
+    one: (0, 1, 1) over (1, 2), found by the gpu profile of
+    test_properties), IndexError for a q of an empty slice, NaN for a median."""
     for shape, axis in [((0,), None), ((0,), ()), ((1, 0), 0), ((2, 0), 1), ((2, 0), ()),
-                        ((0, 3), 0)]:
+                        ((0, 3), 0), ((0, 1, 1), (1, 2)), ((0, 1, 2), (1, 2)),
+                        ((2, 0, 3), (0, 2)), ((1, 2, 0), (0, 1)), ((0, 2, 3), (0, 2)),
+                        ((3, 0, 0, 2), (1, 3)), ((3, 0, 0, 2), (0, 3))]:
         h = np.zeros(shape, dtype)
         kw = {"axis": axis}
         if "percentile" in func or "quantile" in func:
