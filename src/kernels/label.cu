@@ -274,9 +274,9 @@ k_label_border(I *L, Tiles t, Neighbours nb, int all)
     }
 }
 
-// N consecutive entries at p (16-byte aligned, N * sizeof(I) a multiple
-// of 16) in 16-byte loads, or one at a time up to `left` entries (-1,
-// background, past them) at the end of the array.
+// N consecutive entries at p (aligned to the load: N * sizeof(I) is 8, in
+// one 8-byte load, or a multiple of 16, in 16-byte loads), or one at a time
+// up to `left` entries (-1, background, past them) at the end of the array.
 template <int N, class I>
 __device__ __forceinline__ void lb_load(const I *p, int64_t left, I (&v)[N])
 {
