@@ -18,9 +18,7 @@
 
 #include "ufunc_ops.cuh"
 #include "ufunc_table.h"
-
-template <class T, int V>
-struct alignas(sizeof(T) * V) ga_pack { T v[V]; };
+#include "vec_access.cuh"
 
 // Elements a thread takes when operands of sizes A and B (bytes) move
 // together: 16 bytes of the narrower, at most 64 bytes of the wider.
@@ -31,27 +29,6 @@ __host__ __device__ constexpr int ga_ew_vec(int a, int b)
     while (v > 1 && v * wide > 64)
         v /= 2;
     return v;
-}
-
-// Bytes of one access when V elements of `size` bytes move: the alignment
-// each pointer needs for the vector path.
-__host__ __device__ constexpr int ga_ew_access(int size, int v)
-{
-    return size * v < 16 ? size * v : (size >= 16 ? size : 16);
-}
-
-// V elements at p in accesses of ga_ew_access(sizeof(X), V) bytes.
-template <int V, class X>
-__device__ __forceinline__ void ga_vload(const X *__restrict__ p, X (&v)[V])
-{
-    constexpr int C = ga_ew_access(sizeof(X), V) / sizeof(X);
-#pragma unroll
-    for (int j = 0; j < V; j += C) {
-        ga_pack<X, C> q = *(const ga_pack<X, C> *)(p + j);
-#pragma unroll
-        for (int k = 0; k < C; ++k)
-            v[j + k] = q.v[k];
-    }
 }
 
 // ga_vload, or V copies of the scalar s when `scalar` is set (uniform).
@@ -65,27 +42,6 @@ __device__ __forceinline__ void ga_vload_or(const X *__restrict__ p, int scalar,
     } else {
         ga_vload<V>(p, v);
     }
-}
-
-template <int V, class X>
-__device__ __forceinline__ void ga_vstore(X *__restrict__ p, const X (&v)[V])
-{
-    constexpr int C = ga_ew_access(sizeof(X), V) / sizeof(X);
-#pragma unroll
-    for (int j = 0; j < V; j += C) {
-        ga_pack<X, C> q;
-#pragma unroll
-        for (int k = 0; k < C; ++k)
-            q.v[k] = v[j + k];
-        *(ga_pack<X, C> *)(p + j) = q;
-    }
-}
-
-// 0 when `p` is aligned for V-element accesses of X (or unused).
-template <int V, class X>
-static inline uintptr_t ga_misaligned(const void *p)
-{
-    return p == nullptr ? 0 : (uintptr_t)p % ga_ew_access(sizeof(X), V);
 }
 
 template <class T>

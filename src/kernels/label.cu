@@ -36,6 +36,7 @@
 // root's entry may already hold its encoded rank when another tile follows
 // a chain to it, so "root" there means L[x] == x or L[x] <= -2.
 #include "last_block.cuh"
+#include "vec_access.cuh"
 
 #include <cub/block/block_scan.cuh>
 
@@ -274,25 +275,14 @@ k_label_border(I *L, Tiles t, Neighbours nb, int all)
     }
 }
 
-// N consecutive entries at p (aligned to the load: N * sizeof(I) is 8, in
-// one 8-byte load, or a multiple of 16, in 16-byte loads), or one at a time
-// up to `left` entries (-1, background, past them) at the end of the array.
+// N consecutive entries at p (aligned to ga_ew_access(sizeof(I), N)) in
+// ga_vload's accesses, or one at a time up to `left` entries (-1,
+// background, past them) at the end of the array.
 template <int N, class I>
 __device__ __forceinline__ void lb_load(const I *p, int64_t left, I (&v)[N])
 {
-    constexpr int bytes = N * (int)sizeof(I);
-    static_assert(bytes == 8 || bytes % 16 == 0, "whole 8- or 16-byte loads");
     if (left >= N) {
-        if constexpr (bytes == 8) {
-            const uint2 q = *(const uint2 *)p;
-            memcpy(v, &q, 8);
-        } else {
-#pragma unroll
-            for (int k = 0; k < bytes / 16; ++k) {
-                const uint4 q = ((const uint4 *)p)[k];
-                memcpy(v + k * 16 / sizeof(I), &q, 16);
-            }
-        }
+        ga_vload<N>(p, v);
     } else {
 #pragma unroll
         for (int k = 0; k < N; ++k)
@@ -391,13 +381,9 @@ k_label_flatten(I *L, int64_t n, I *tile_count, I *tile_offset, unsigned int *ti
 template <int N, class O>
 __device__ __forceinline__ void lw_store(O *dst, const O (&o)[N], int64_t left)
 {
-    constexpr int bytes = N * (int)sizeof(O);
-    static_assert(bytes == 4 || bytes == 8 || bytes == 16, "one 4-, 8- or 16-byte store");
-    using W = std::conditional_t<bytes == 4, uint32_t, std::conditional_t<bytes == 8, uint2, uint4>>;
-    if (left >= N && ((uintptr_t)dst & (bytes - 1)) == 0) {
-        W q;
-        memcpy(&q, o, bytes);
-        *(W *)dst = q;
+    static_assert(ga_ew_access(sizeof(O), N) == N * sizeof(O), "one store");
+    if (left >= N && ga_misaligned<N, O>(dst) == 0) {
+        ga_vstore<N>(dst, o);
         return;
     }
 #pragma unroll
