@@ -108,11 +108,14 @@ __device__ void sel_step(SelState *st, int64_t n, int kind, ga_type type, int mo
     if (s_done)
         return;
     int bucket[2];
-    int64_t below[2];
-    for (int tg = 0; tg < 2; ++tg) {
-        int64_t count;
-        ga_block_select_bin<SEL_THREADS>(st->hist[shared ? 0 : tg], nbins, st->rank[tg],
-                                         &bucket[tg], &below[tg], &count);
+    int64_t below[2], count[2];
+    const int64_t ranks[2] = {st->rank[0], st->rank[1]};
+    if (shared) {
+        ga_block_select_bins<SEL_THREADS>(st->hist[0], nbins, ranks, bucket, below, count);
+    } else {
+        for (int tg = 0; tg < 2; ++tg)
+            ga_block_select_bin<SEL_THREADS>(st->hist[tg], nbins, ranks[tg], &bucket[tg],
+                                             &below[tg], &count[tg]);
     }
     for (int b = threadIdx.x; b < nbins; b += SEL_THREADS) {
         st->hist[0][b] = 0;

@@ -42,19 +42,21 @@ __device__ __forceinline__ long long ga_radix_count(const unsigned long long *p)
     return (long long)__ldcg(p);
 }
 
-// The bin of a histogram of nbins <= GA_RADIX_BINS counters holding the
-// element of rank `rank` (0-based): every thread gets the bin, the count of
-// elements in lower bins and in the bin (bin nbins - 1 and counts 0 when
-// the histogram holds fewer than rank + 1).  Whole block of THREADS threads;
-// C is the counter type (shared uint32 or global uint64).
-template <int THREADS, class C>
-__device__ void ga_block_select_bin(const C *hist, int nbins, int64_t rank, int *bin,
-                                    int64_t *below, int64_t *count)
+// The bins of a histogram of nbins <= GA_RADIX_BINS counters holding the
+// elements of ranks rank[0..R) (0-based), all from one block-wide scan:
+// every thread gets each bin, the count of elements in lower bins and in
+// the bin (bin nbins - 1 and counts 0 for a rank outside [0, total)).
+// Whole block of THREADS threads; C is the counter type (shared uint32 or
+// global uint64).
+template <int THREADS, int R, class C>
+__device__ void ga_block_select_bins(const C *hist, int nbins, const int64_t (&rank)[R],
+                                     int (&bin)[R], int64_t (&below)[R], int64_t (&count)[R])
 {
+    static_assert(R <= THREADS, "a rank a thread when the answers are reset");
     using Scan = cub::BlockScan<long long, THREADS>;
     __shared__ typename Scan::TempStorage tmp;
-    __shared__ int s_bin;
-    __shared__ long long s_below, s_count;
+    __shared__ int s_bin[R];
+    __shared__ long long s_below[R], s_count[R];
     constexpr int PER = GA_RADIX_BINS / THREADS;
     long long c[PER], sum = 0;
     const int first = threadIdx.x * PER;
@@ -66,27 +68,48 @@ __device__ void ga_block_select_bin(const C *hist, int nbins, int64_t rank, int 
     long long before;
     __syncthreads();
     Scan(tmp).ExclusiveSum(sum, before);
-    if (threadIdx.x == 0) {
-        s_bin = nbins - 1;
-        s_below = s_count = 0;
+    if (threadIdx.x < R) {
+        s_bin[threadIdx.x] = nbins - 1;
+        s_below[threadIdx.x] = s_count[threadIdx.x] = 0;
     }
     __syncthreads();
-    if (rank >= before && rank < before + sum) {
 #pragma unroll
-        for (int k = 0; k < PER; ++k) {
-            if (rank < before + c[k]) {
-                s_bin = first + k;
-                s_below = before;
-                s_count = c[k];
-                break;
+    for (int r = 0; r < R; ++r) {
+        if (rank[r] >= before && rank[r] < before + sum) {
+            long long at = before;
+#pragma unroll
+            for (int k = 0; k < PER; ++k) {
+                if (rank[r] < at + c[k]) {
+                    s_bin[r] = first + k;
+                    s_below[r] = at;
+                    s_count[r] = c[k];
+                    break;
+                }
+                at += c[k];
             }
-            before += c[k];
         }
     }
     __syncthreads();
-    *bin = s_bin;
-    *below = s_below;
-    *count = s_count;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        bin[r] = s_bin[r];
+        below[r] = s_below[r];
+        count[r] = s_count[r];
+    }
+}
+
+// The bin holding one rank (ga_block_select_bins with R = 1).
+template <int THREADS, class C>
+__device__ void ga_block_select_bin(const C *hist, int nbins, int64_t rank, int *bin,
+                                    int64_t *below, int64_t *count)
+{
+    const int64_t ranks[1] = {rank};
+    int b[1];
+    int64_t u[1], n[1];
+    ga_block_select_bins<THREADS>(hist, nbins, ranks, b, u, n);
+    *bin = b[0];
+    *below = u[0];
+    *count = n[0];
 }
 
 #endif

@@ -387,19 +387,25 @@ __device__ void clip_pick(ga_clip_state &st, const C *hist, int pass, int64_t *c
     int shift, width;
     clip_digit<T>(pass, &shift, &width);
     const bool split = pass > 0 && st.prefix[0] != st.prefix[1];
-    for (int t = 0; t < 2; ++t) {
-        int bin;
-        int64_t below, count;
-        ga_block_select_bin<CL_THREADS>(hist + (t == 1 && split ? GA_RADIX_BINS : 0), 1 << width,
-                                        st.rank[t], &bin, &below, &count);
-        if (threadIdx.x == 0) {
-            st.prefix[t] = (st.prefix[t] << width) | (uint64_t)bin;
-            st.rank[t] -= below;
-            if (counts != nullptr)
-                counts[t] = count;
-        }
-        __syncthreads();
+    const int64_t ranks[2] = {st.rank[0], st.rank[1]};
+    int bin[2];
+    int64_t below[2], count[2];
+    if (split) {
+        for (int t = 0; t < 2; ++t)
+            ga_block_select_bin<CL_THREADS>(hist + t * GA_RADIX_BINS, 1 << width, ranks[t],
+                                            &bin[t], &below[t], &count[t]);
+    } else {
+        ga_block_select_bins<CL_THREADS>(hist, 1 << width, ranks, bin, below, count);
     }
+    if (threadIdx.x == 0) {
+        for (int t = 0; t < 2; ++t) {
+            st.prefix[t] = (st.prefix[t] << width) | (uint64_t)bin[t];
+            st.rank[t] -= below[t];
+            if (counts != nullptr)
+                counts[t] = count[t];
+        }
+    }
+    __syncthreads();
 }
 
 // ============================== kernels ====================================
@@ -543,9 +549,10 @@ k_clip_pass(ga_clip_args a, int phase, int pass, int final)
 // guess misses).
 enum { CL_HIST = 0, CL_COLLECT = 1, CL_BRACKET = 2 };
 
-// Middle candidates resolved by sorting when their bins hold at most this
-// many (else every candidate is sorted).
+// Middle candidates ranked among themselves by counting when their bins
+// hold at most this many (else every candidate is sorted).
 constexpr int CL_FEW = 256;
+static_assert(CL_FEW <= CL_THREADS, "one few key a thread");
 
 template <class K>
 struct ClipSelect {
@@ -594,8 +601,9 @@ __device__ void block_pad_keys(K *keys, int n, int *size)
 // khi]), `below` values of the interval lying under them.  The keys go to
 // shared memory and into GA_RADIX_BINS bins of equal key width over [klo, khi];
 // the bins holding ranks (count - 1) / 2 - below and count / 2 - below are
-// picked as in the histogram passes, and their few keys sorted (when many
-// keys share a bin, all of them are).  After the median of the survivors
+// picked as in the histogram passes (one scan for all the ranks), and
+// their few keys ranked by counting (when many keys share a bin, all of
+// them are sorted).  After the median of the survivors
 // (phase 0), bracket the next one: the bins holding the candidates h ranks
 // either side of the middle, h = half the values the last clip removed
 // (the next clip is expected to remove fewer, and a median moves by at
@@ -629,30 +637,33 @@ __device__ void clip_pick_candidates(ga_clip_state &st, ClipSelect<typename Clip
     }
     __syncthreads();
     const int64_t r0 = (st.count - 1) / 2 - below, r1 = st.count / 2 - below;
-    int b0, b1;
-    int64_t u0, u1, c0, c1;
-    ga_block_select_bin<CL_THREADS>(hist, GA_RADIX_BINS, r0, &b0, &u0, &c0);
-    ga_block_select_bin<CL_THREADS>(hist, GA_RADIX_BINS, r1, &b1, &u1, &c1);
+    // The middles and, after the median of the survivors, the bracket's
+    // ends: one scan of the histogram for the four ranks.
+    int64_t h = 0;
     if (phase == 0) {
         const int64_t removed = st.prev_count - st.count;
-        int64_t h = st.prev_count < 0 ? HMAX : removed / 2 + 16;
+        h = st.prev_count < 0 ? HMAX : removed / 2 + 16;
         h = h < 64 ? 64 : (h > HMAX ? HMAX : h);
+    }
+    const int64_t ranks[4] = {r0, r1, r0 - h, r1 + h};
+    int bins[4];
+    int64_t under[4], in[4];
+    ga_block_select_bins<CL_THREADS>(hist, GA_RADIX_BINS, ranks, bins, under, in);
+    const int b0 = bins[0], b1 = bins[1];
+    const int64_t u0 = under[0], c0 = in[0], c1 = in[1];
+    if (phase == 0) {
         // Past the range's ends, keys as thinly spread as inside it.
         const double width = ((double)span + 1.0) / (double)n;
         const K top = ~(K)0;
         K lo, hi;
-        int b;
-        int64_t u, c;
         if (r0 - h >= 0) {
-            ga_block_select_bin<CL_THREADS>(hist, GA_RADIX_BINS, r0 - h, &b, &u, &c);
-            lo = sel.klo + ((K)b << shift);
+            lo = sel.klo + ((K)bins[2] << shift);
         } else {
             const double ext = (double)(h - r0) * width;
             lo = ext >= (double)sel.klo ? (K)0 : sel.klo - (K)ext;
         }
         if (r1 + h < n) {
-            ga_block_select_bin<CL_THREADS>(hist, GA_RADIX_BINS, r1 + h, &b, &u, &c);
-            const K off = (K)b << shift, rest = ((K)1 << shift) - 1;
+            const K off = (K)bins[3] << shift, rest = ((K)1 << shift) - 1;
             hi = span - off > rest ? sel.klo + off + rest : sel.khi;
         } else {
             const double ext = (double)(r1 + h + 1 - n) * width;
@@ -678,12 +689,21 @@ __device__ void clip_pick_candidates(ga_clip_state &st, ClipSelect<typename Clip
                 few[atomicAdd(&sel.nfew, 1)] = keys[i];
         }
         __syncthreads();
-        int size;
-        block_pad_keys(few, (int)m, &size);
-        block_sort_keys(few, size);
-        if (threadIdx.x == 0) {
-            st.prefix[0] = few[r0 - u0];
-            st.prefix[1] = few[r1 - u0];
+        // Each of the m <= CL_FEW keys finds its own place among them (ties
+        // in gathering order): the keys at the two middles' places are the
+        // answers.
+        if (threadIdx.x < m) {
+            const int t = threadIdx.x;
+            const K key = few[t];
+            int64_t at = 0;
+            for (int j = 0; j < (int)m; ++j) {
+                const K o = few[j];
+                at += o < key || (o == key && j < t);
+            }
+            if (at == r0 - u0)
+                st.prefix[0] = key;
+            if (at == r1 - u0)
+                st.prefix[1] = key;
         }
     } else {
         int size;
