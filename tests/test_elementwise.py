@@ -476,6 +476,32 @@ def test_single_element_operands(dt, off, rng):
     assert_same(d.get(), h)
 
 
+@pytest.mark.parametrize("fshape, oshape", [
+    ((3, 4), (1, 1)), ((3, 4), (1, 4)), ((3, 4), (3, 1)), ((3, 4), (4,)), ((3, 4), ()),
+    ((3, 4), (3, 4)), ((2, 3, 4), (1, 1, 1)), ((2, 3, 4), (2, 1, 1)), ((2, 3, 4), (1, 3, 1)),
+    ((2, 3, 4), (1, 1, 4)), ((2, 3, 4), (1, 4))], ids=str)
+@pytest.mark.parametrize("strided", [False, True], ids=["contiguous", "strided"])
+def test_result_order_with_broadcast_operands(fshape, oshape, strided, rng):
+    """An F-ordered array with a broadcast single element ((1, 1): read
+    once by the contiguous kernels), row or column gives an F-ordered
+    result, as NumPy's: only operands with two or more axes longer than 1
+    choose the order (with a C-ordered array of the full shape, C order).
+    The other operand contiguous or a view of every other element; binary
+    ufuncs either way round and where() with it as x or as y."""
+    hf = np.asfortranarray(values(rng, "float64", fshape, "any"))
+    big = values(rng, "float64", oshape + (2,), "any")
+    ho = big[..., 0] if strided else np.ascontiguousarray(big[..., 0])
+    df = gp.asarray(hf)
+    do = gp.asarray(big)[..., 0] if strided else gp.asarray(ho)
+    hc, dc = hf > 0, df > 0
+    for got, want in [(df + do, hf + ho), (do - df, ho - hf),
+                      (gp.where(dc, do, df), np.where(hc, ho, hf)),
+                      (gp.where(dc, df, do), np.where(hc, hf, ho))]:
+        assert (got.flags.c_contiguous, got.flags.f_contiguous) == \
+            (want.flags.c_contiguous, want.flags.f_contiguous)
+        assert_same(got.get(), want)
+
+
 def test_lesson_bounds_from_0d_results(rng):
     """The lesson's clipper compares the data with 0-d device bounds: the
     same survivors as NumPy's."""
