@@ -14,12 +14,12 @@
  *    it from ufunc_table.h, is cached per (ufunc, operand types, dtype=,
  *    casting), so a repeated call costs one table lookup.
  * 3. Layout.  Shapes broadcast; the output is allocated (C order, or F when
- *    every input is F-ordered) or out= validated before any work.  Inputs of
- *    another dtype than the loop's are cast first (kernels see one type);
- *    scalars are converted on the host and passed as kernel arguments.
- *    Operands that are all contiguous with the output's shape run the
- *    contiguous kernel; otherwise dimensions are collapsed for the strided
- *    one.
+ *    every input with two or more axes longer than 1 is F-ordered) or out=
+ *    validated before any work.  Inputs of another dtype than the loop's
+ *    are cast first (kernels see one type); scalars are converted on the
+ *    host and passed as kernel arguments.  Operands that are all contiguous
+ *    with the output's shape run the contiguous kernel; otherwise dimensions
+ *    are collapsed for the strided one.
  * 4. Launch on the current stream of the arrays' device.
  *
  * An out= that overlaps an input with a different layout, or needs another
@@ -473,6 +473,19 @@ same_shape(const ga_array *a, int nd, const npy_intp *shape)
     return 1;
 }
 
+/* Axes of `a` longer than 1: an operand with at most one (a single
+ * element, a row or column vector, broadcast or not) has no order of its
+ * own, so it takes no part in choosing the result's (NumPy's iterator
+ * compares only axes along which an operand moves). */
+static int
+long_axes(const ga_array *a)
+{
+    int n = 0;
+    for (int d = 0; d < a->ndim; ++d)
+        n += a->shape[d] > 1;
+    return n;
+}
+
 static int
 layouts_equal(const ga_array *a, const ga_array *b)
 {
@@ -599,7 +612,7 @@ ew_execute(const char *fname, operand *ops, int nin, const int *in_codes, int lo
     if (out == NULL || need_tmp) {
         int fortran = 1, any = 0;
         for (int i = 0; i < nin; ++i) {
-            if (!ops[i].arr || ops[i].arr->ndim < 2)
+            if (!ops[i].arr || long_axes(ops[i].arr) < 2)
                 continue;
             any = 1;
             fortran &= same_shape(ops[i].arr, nd, shape) && (ops[i].arr->flags & GA_F_CONTIGUOUS) &&

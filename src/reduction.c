@@ -674,9 +674,11 @@ reduce_impl(int fn, PyObject *a_obj, PyObject **vals)
             !sum_reads_directly(in_code, dcode))
             in_code = dcode;  /* NumPy adds in dtype=, casting each element */
     } else if (f->flags & R_SAME_DTYPE) {
-        /* NumPy's ptp is max - min: a boolean one fails at the subtraction,
-         * after max's own checks (out=, an empty reduction) */
-        bool_ptp = fn == F_PTP && a->type == GA_BOOL;
+        /* NumPy's ptp is max - min, the max into out=: a boolean one fails
+         * at the subtraction, after max's own checks (out=, an empty
+         * reduction), unless out= is numeric (then 1 or 0 in out's dtype:
+         * what the kernel stores) */
+        bool_ptp = fn == F_PTP && a->type == GA_BOOL && (out == NULL || out->type == GA_BOOL);
         store = out ? out->type : a->type;
     } else {
         store = out ? out->type : f->result_type;

@@ -8,6 +8,8 @@ import pytest
 
 import gpuarr as gp
 
+from _arrays import assert_same
+
 pytestmark = pytest.mark.gpu
 
 INT = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
@@ -417,44 +419,87 @@ def test_vector_path_lengths_and_offsets(dt, rng):
         check(gp.absolute(gp.asarray(z)), np.absolute(z), z.dtype)
 
 
+def single_element_forms(h, d, k):
+    """Element k of host array h and of its device copy d as size-1
+    operands: a 0-d index, (1,) and (1, 1) views, a 0-d array of its own."""
+    return [(h[k], d[k]), (h[k:k + 1], d[k:k + 1]),
+            (h[k:k + 1].reshape(1, 1), d[k:k + 1].reshape(1, 1)),
+            (np.asarray(h[k]), gp.asarray(np.asarray(h[k])))]
+
+
+@pytest.mark.parametrize("off", [0, 1], ids=["aligned", "unaligned"])
 @pytest.mark.parametrize("dt", ["bool", "int8", "float16", "float32", "float64", "complex128"])
-def test_single_element_operands(dt, rng):
+def test_single_element_operands(dt, off, rng):
     """A size-1 device operand broadcast over a larger result (a 0-d result
     used as a scalar, as in the lesson's data > med - 3 * std) is read once
-    by the contiguous kernels: NumPy's results for every such form (0-d,
-    (1,), (1, 1), unaligned views) on either side, in where's three places,
-    into C- and F-ordered results, and into an out= it overlaps."""
-    base = values(rng, dt, (301,), "any")
-    dbase = gp.asarray(base)
+    by the contiguous kernels: NumPy's exact results for every such form
+    (0-d, (1,), (1, 1)) in each operand of a binary ufunc and of where()
+    (condition, x, y, and two of them at once; a condition array selecting
+    both x and y, a single condition both True and False), with the other
+    operands aligned (off 0: the 16-byte paths) or not (off 1: element by
+    element), short and long enough (8197) for where's full 16-byte tiles
+    (256 threads of 16, 8 or 4 elements), into C- and F-ordered results,
+    and into an out= it overlaps."""
+    size = 8200
+    base, other = values(rng, dt, (size,), "any"), values(rng, dt, (size,), "any")
+    pick = rng.integers(0, 2, size).astype(bool)
+    pick[:3] = True, False, True      # every condition below selects both x and y
+    dbase, dother, dpick = gp.asarray(base), gp.asarray(other), gp.asarray(pick)
     op = "add" if dt == "bool" else "subtract"
-    for n in (2, 17, 300):
-        a, da = base[1:n + 1], dbase[1:n + 1]
+    for n in (2, 17, 300, 8197):
+        a, b, c = base[off:off + n], other[off:off + n], pick[off:off + n]
+        da, db, dc = dbase[off:off + n], dother[off:off + n], dpick[off:off + n]
         for k in (0, 3, 5):
-            forms = [(base[k], dbase[k]), (base[k:k + 1], dbase[k:k + 1]),
-                     (base[k:k + 1].reshape(1, 1), dbase[k:k + 1].reshape(1, 1)),
-                     (np.asarray(base[k]), gp.asarray(np.asarray(base[k])))]
-            for hs, ds in forms:
-                check(getattr(gp, op)(da, ds), np_call(op, a, hs), dt)
-                check(getattr(gp, op)(ds, da), np_call(op, hs, a), dt)
-                np.testing.assert_array_equal((da != ds).get(), a != hs)
-                np.testing.assert_array_equal(gp.where(da != ds, ds, da).get(),
-                                              np.where(a != hs, hs, a))
-                np.testing.assert_array_equal(gp.where(da == da, da, ds).get(),
-                                              np.where(a == a, a, hs))
-                cond = hs != base[0]
-                np.testing.assert_array_equal(gp.where(gp.asarray(cond), da, 0).get(),
-                                              np.where(cond, a, 0))
+            for (hs, ds), (hs2, ds2) in zip(single_element_forms(base, dbase, k),
+                                            single_element_forms(other, dother, k)):
+                assert_same(getattr(gp, op)(da, ds).get(), np_call(op, a, hs))
+                assert_same(getattr(gp, op)(ds, da).get(), np_call(op, hs, a))
+                assert_same((da != ds).get(), a != hs)
+                assert_same(gp.where(dc, ds, db).get(), np.where(c, hs, b))
+                assert_same(gp.where(dc, da, ds).get(), np.where(c, a, hs))
+                assert_same(gp.where(dc, ds, ds2).get(), np.where(c, hs, hs2))
+        conds = single_element_forms(pick, dpick, 0) + single_element_forms(pick, dpick, 1)
+        for hc, dcs in conds:                          # True, then False
+            assert_same(gp.where(dcs, da, db).get(), np.where(hc, a, b))
+            assert_same(gp.where(dcs, dbase[4], db).get(), np.where(hc, base[4], b))
+            assert_same(gp.where(dcs, da, dother[4:5]).get(), np.where(hc, a, other[4:5]))
+            assert_same(gp.where(dcs, da, 0).get(), np.where(hc, a, 0))
     grid = values(rng, dt, (6, 7), "any")
     for layout in (np.ascontiguousarray, np.asfortranarray):
-        h = layout(grid)
-        d = gp.asarray(h)
-        check(gp.multiply(d, dbase[4]), np_call("multiply", h, base[4]), dt)
-        got = gp.where(d == d, dbase[4], d)
-        np.testing.assert_array_equal(got.get(), np.where(h == h, base[4], h))
-    h, d = base.copy(), gp.asarray(base)
+        h, hc = layout(grid), layout(pick[:42].reshape(6, 7))
+        d, dc = gp.asarray(h), gp.asarray(hc)
+        assert_same(getattr(gp, op)(d, dbase[4]).get(), np_call(op, h, base[4]))
+        assert_same(gp.where(dc, dbase[4], d).get(), np.where(hc, base[4], h))
+    h, d = base[off:].copy(), gp.asarray(base)[off:]
     gp.add(d, d[3:4], out=d)          # out overlaps the single element
     np_call("add", h, h[3:4], out=h)
-    check(d, h, dt)
+    assert_same(d.get(), h)
+
+
+@pytest.mark.parametrize("fshape, oshape", [
+    ((3, 4), (1, 1)), ((3, 4), (1, 4)), ((3, 4), (3, 1)), ((3, 4), (4,)), ((3, 4), ()),
+    ((3, 4), (3, 4)), ((2, 3, 4), (1, 1, 1)), ((2, 3, 4), (2, 1, 1)), ((2, 3, 4), (1, 3, 1)),
+    ((2, 3, 4), (1, 1, 4)), ((2, 3, 4), (1, 4))], ids=str)
+@pytest.mark.parametrize("strided", [False, True], ids=["contiguous", "strided"])
+def test_result_order_with_broadcast_operands(fshape, oshape, strided, rng):
+    """An F-ordered array with a broadcast single element ((1, 1): read
+    once by the contiguous kernels), row or column gives an F-ordered
+    result, as NumPy's: only operands with two or more axes longer than 1
+    choose the order (with a C-ordered array of the full shape, C order).
+    The other operand contiguous or a view of every other element; binary
+    ufuncs either way round and where() with it as x or as y."""
+    hf = np.asfortranarray(values(rng, "float64", fshape, "any"))
+    big = values(rng, "float64", oshape + (2,), "any")
+    ho = big[..., 0] if strided else np.ascontiguousarray(big[..., 0])
+    df = gp.asarray(hf)
+    do = gp.asarray(big)[..., 0] if strided else gp.asarray(ho)
+    hc, dc = hf > 0, df > 0
+    for got, want in [(df + do, hf + ho), (do - df, ho - hf),
+                      (gp.where(dc, do, df), np.where(hc, ho, hf)),
+                      (gp.where(dc, df, do), np.where(hc, hf, ho))]:
+        assert (got.flags.c_contiguous, got.flags.f_contiguous) == \
+            (want.flags.c_contiguous, want.flags.f_contiguous)
+        assert_same(got.get(), want)
 
 
 def test_lesson_bounds_from_0d_results(rng):

@@ -481,18 +481,61 @@ def test_empty_inputs():
 
 @pytest.mark.gpu
 def test_ptp_of_bool_is_refused():
-    """NumPy's ptp is max - min: TypeError at the subtraction, but an empty
-    reduction fails in max first (ValueError; found by the gpu profile of
-    test_properties)."""
+    """NumPy's ptp is max - min: TypeError at the subtraction, with no out=
+    or a bool one, but an empty reduction fails in max first (ValueError;
+    found by the gpu profile of test_properties)."""
     with pytest.raises(TypeError, match="boolean subtract"):
         gp.ptp(gp.ones(3, bool))
     with pytest.raises(TypeError, match="boolean subtract"):
         gp.ptp(gp.ones((0, 3), bool), axis=1)
+    out = gp.ones((2,), bool)
+    with pytest.raises(TypeError, match="boolean subtract"):
+        np.ptp(np.ones((2, 3), bool), axis=1, out=np.ones((2,), bool))
+    with pytest.raises(TypeError, match="boolean subtract"):
+        gp.ptp(gp.ones((2, 3), bool), axis=1, out=out)
+    assert out.get().all()
     for shape, axis in [((0,), None), ((3, 0), 1), ((0, 2), 0)]:
         with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
             np.ptp(np.ones(shape, bool), axis=axis)
         with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
             gp.ptp(gp.ones(shape, bool), axis=axis)
+        out_shape = np.max(np.ones(shape, bool), axis=axis, initial=False).shape
+        with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+            np.ptp(np.ones(shape, bool), axis=axis, out=np.zeros(out_shape, np.int64))
+        with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+            gp.ptp(gp.ones(shape, bool), axis=axis, out=gp.zeros(out_shape, np.int64))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64, np.uint64, np.float16,
+                                   np.float32, np.float64, np.complex64, np.complex128], ids=str)
+def test_ptp_of_bool_into_a_numeric_out(dtype, rng):
+    """With a numeric out= NumPy's ptp of bool data is max - min in out's
+    dtype (the max goes into out=, then out - min): 1 where a slice holds
+    both values, else 0, for every axis, keepdims and layout; a 0-d input
+    gives 0, and an empty output is no error."""
+    host = sample(rng, (5, 6, 7), np.bool_)
+    host[:, :, 0] = True              # slices along axes 0 and 1 all True there,
+    host[:, :, 1] = False             # all False here, and every slice along axis 2 mixed
+    for layout, (base, view) in base_layouts(host).items():
+        x = view(gp.asarray(base))
+        for axis, keepdims in itertools.product(AXES, [False, True]):
+            shape = np.max(host, axis=axis, keepdims=keepdims).shape
+            want = np.ptp(host, axis=axis, keepdims=keepdims, out=np.zeros(shape, dtype))
+            out = gp.full(shape, 7, dtype)
+            assert gp.ptp(x, axis=axis, keepdims=keepdims, out=out) is out
+            assert_matches(out, want)
+            out = gp.full(shape, 7, dtype)
+            assert x.ptp(axis=axis, keepdims=keepdims, out=out) is out
+            assert_matches(out, want)
+    for h in [np.array(True), np.ones((1, 1), bool)]:
+        out = gp.full((), 7, dtype)
+        assert gp.ptp(gp.asarray(h), out=out) is out
+        assert_matches(out, np.ptp(h, out=np.zeros((), dtype)))
+    e = gp.zeros((3, 0), bool)
+    out = gp.zeros((0,), dtype)
+    assert gp.ptp(e, axis=0, out=out) is out
+    assert_matches(out, np.ptp(np.zeros((3, 0), bool), axis=0, out=np.zeros((0,), dtype)))
 
 
 @pytest.mark.gpu
