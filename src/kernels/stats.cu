@@ -157,41 +157,62 @@ __device__ __forceinline__ void clip_gather(T y, bool take, const ClipPass<T> &c
         c.cand[at] = y;
 }
 
+// What a pass does with each value, known at compile time for the grid
+// kernel's common passes (clip_scan picks the instantiation) so the loop
+// over the values tests no flag: moments (and the count under the bracket),
+// candidates gathered, a histogram of the first or of a later digit, |x -
+// centre| (phase 1).  CV_RUNTIME reads every flag from the pass instead.
+enum {
+    CV_MOM = 1, CV_BRK = 2, CV_COL = 4, CV_H0 = 8, CV_HD = 16, CV_PH1 = 32, CV_RUNTIME = 64
+};
+
+template <class T>
+__device__ __forceinline__ int clip_flags(const ClipPass<T> &c)
+{
+    return (c.moments ? CV_MOM : 0) | (c.bracket ? CV_BRK : 0) | (c.collect ? CV_COL : 0) |
+           (c.hist ? (c.pass == 0 ? CV_H0 : CV_HD) : 0) | (c.phase == 1 ? CV_PH1 : 0);
+}
+
 // Count one value into the block's histograms (and moments, candidates).
 // Plain shared-memory atomics, also for the first digit where the values
 // crowd: aggregating a warp's equal bins with __match_any_sync cost more
 // than the conflicts it saved (src/kernels/dev/clip_bench.cu: 34 us against
 // 15 us for a first pass over the 2048^2 sky on an H100).
-template <class T>
+template <class T, int F>
 __device__ __forceinline__ void clip_visit(T x, bool valid, const ClipPass<T> &c, Moments &m,
                                            unsigned int *hist)
 {
     using K = typename ClipKey<T>::K;
+    constexpr bool RT = F == CV_RUNTIME;
+    const bool phase1 = RT ? c.phase == 1 : (F & CV_PH1) != 0;
+    const bool moments = RT ? c.moments != 0 : (F & CV_MOM) != 0;
+    const bool bracket = RT ? c.bracket != 0 : (F & CV_BRK) != 0;
+    const bool collect = RT ? c.collect != 0 : (F & CV_COL) != 0;
+    const bool h0 = RT ? c.hist && c.pass == 0 : (F & CV_H0) != 0;
+    const bool hd = RT ? c.hist && c.pass > 0 : (F & CV_HD) != 0;
     const bool in = valid && clip_in(x, c.lo, c.hi, c.inclusive);
     T y = x;
-    if (c.phase == 1) {
+    if (phase1) {
         y = ClipKey<T>::sub(x, c.centre);
         y = y < (T)0 ? -y : y;
     }
     const K key = ClipKey<T>::enc(y);
-    if (c.moments && in) {
+    if (moments && in) {
         const double d = (double)x - c.shift;
         m.n += 1.0;
         m.s1 += d;
         m.s2 += d * d;
-        if (c.bracket && key < c.klo)
+        if (bracket && key < c.klo)
             m.below += 1.0;
     }
-    if (c.collect)
+    if (collect)
         clip_gather<T>(y, in && key >= c.klo && key <= c.khi, c);
-    if (!c.hist)
-        return;
     if (!in)
         return;
-    if (c.pass == 0) {
+    if (h0)
         atomicAdd(hist + (unsigned int)(key >> c.dshift), 1u);
+    if (!hd)
         return;
-    }
     const K pre = key >> (c.dshift + c.width);
     const unsigned int d = (unsigned int)(key >> c.dshift) & ((1u << c.width) - 1);
     if (pre == c.prefix[0])
@@ -217,7 +238,7 @@ template <> struct ClipVec<double> {
 // vectors where data + begin is 16-byte aligned, the last few values and
 // unaligned data one by one): CL_VITEMS vectors or CL_ITEMS values of
 // independent loads in flight per thread, each load coalesced over the warp.
-template <class T>
+template <class T, int F>
 __device__ void clip_scan_values(const T *data, int64_t begin, int64_t end, int64_t first,
                                  int64_t stride, const ClipPass<T> &c, Moments &m,
                                  unsigned int *hist)
@@ -237,7 +258,7 @@ __device__ void clip_scan_values(const T *data, int64_t begin, int64_t end, int6
                 Vec::get(w[k], e);
 #pragma unroll
                 for (int j = 0; j < Vec::N; ++j)
-                    clip_visit<T>(e[j], base + k * stride < nv, c, m, hist);
+                    clip_visit<T, F>(e[j], base + k * stride < nv, c, m, hist);
             }
         }
         begin += nv * Vec::N;
@@ -249,7 +270,33 @@ __device__ void clip_scan_values(const T *data, int64_t begin, int64_t end, int6
             v[k] = base + k * stride < end ? data[base + k * stride] : (T)0;
 #pragma unroll
         for (int k = 0; k < CL_ITEMS; ++k)
-            clip_visit<T>(v[k], base + k * stride < end, c, m, hist);
+            clip_visit<T, F>(v[k], base + k * stride < end, c, m, hist);
+    }
+}
+
+// clip_scan_values for pass c: the single row's common passes specialised
+// (moments with the first digit; the bracket pass; gathering; a later
+// digit), any other with the flags read at run time.
+template <class T>
+__device__ void clip_scan(const T *data, int64_t begin, int64_t end, int64_t first, int64_t stride,
+                          const ClipPass<T> &c, Moments &m, unsigned int *hist)
+{
+    switch (clip_flags(c)) {
+    case CV_MOM | CV_H0:
+        clip_scan_values<T, CV_MOM | CV_H0>(data, begin, end, first, stride, c, m, hist);
+        break;
+    case CV_MOM | CV_BRK | CV_COL | CV_H0:
+        clip_scan_values<T, CV_MOM | CV_BRK | CV_COL | CV_H0>(data, begin, end, first, stride, c,
+                                                               m, hist);
+        break;
+    case CV_COL:
+        clip_scan_values<T, CV_COL>(data, begin, end, first, stride, c, m, hist);
+        break;
+    case CV_HD:
+        clip_scan_values<T, CV_HD>(data, begin, end, first, stride, c, m, hist);
+        break;
+    default:
+        clip_scan_values<T, CV_RUNTIME>(data, begin, end, first, stride, c, m, hist);
     }
 }
 
@@ -506,7 +553,7 @@ k_clip_pass(ga_clip_args a, int phase, int pass, int final)
         return;
     const ClipPass<T> c = clip_pass_of<T>(st, a, phase, pass);
     Moments m{0.0, 0.0, 0.0, 0.0};
-    clip_scan_values<T>((const T *)a.data, 0, a.rowlen,
+    clip_scan_values<T, CV_RUNTIME>((const T *)a.data, 0, a.rowlen,
                         (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
                         (int64_t)gridDim.x * blockDim.x, c, m, hist);
     if (c.moments)
@@ -630,10 +677,21 @@ __device__ void clip_pick_candidates(ga_clip_state &st, ClipSelect<typename Clip
     if (threadIdx.x == 0)
         sel.nfew = 0;
     __syncthreads();
-    for (int i = threadIdx.x; i < n; i += blockDim.x) {
-        const K key = ClipKey<T>::enc(__ldcg(cand + i));
-        keys[i] = key;
-        atomicAdd(hist + (unsigned int)((key - sel.klo) >> shift), 1u);
+    // Four loads in flight per thread: the candidates come from L2.
+    for (int i0 = threadIdx.x; i0 < n; i0 += 4 * blockDim.x) {
+        T v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+            v[u] = i0 + u * (int)blockDim.x < n ? __ldcg(cand + i0 + u * blockDim.x) : (T)0;
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const int i = i0 + u * blockDim.x;
+            if (i < n) {
+                const K key = ClipKey<T>::enc(v[u]);
+                keys[i] = key;
+                atomicAdd(hist + (unsigned int)((key - sel.klo) >> shift), 1u);
+            }
+        }
     }
     __syncthreads();
     const int64_t r0 = (st.count - 1) / 2 - below, r1 = st.count / 2 - below;
@@ -798,7 +856,7 @@ __global__ void __launch_bounds__(CL_THREADS, 2) k_clip_grid(ga_clip_args a, int
                     }
                     __syncthreads();
                     Moments m{0.0, 0.0, 0.0, 0.0};
-                    clip_scan_values<T>((const T *)a.data, 0, a.rowlen, first, stride, c, m,
+                    clip_scan<T>((const T *)a.data, 0, a.rowlen, first, stride, c, m,
                                         hist);
                     if (c.moments)
                         m = block_sum(m);
@@ -898,7 +956,7 @@ __global__ void __launch_bounds__(CL_THREADS) k_clip_rows(ga_clip_args a)
                             hist[k] = 0;
                         __syncthreads();
                         Moments m{0.0, 0.0, 0.0, 0.0};
-                        clip_scan_values<T>(row, 0, a.rowlen, threadIdx.x, blockDim.x, c, m, hist);
+                        clip_scan_values<T, CV_RUNTIME>(row, 0, a.rowlen, threadIdx.x, blockDim.x, c, m, hist);
                         __syncthreads();
                         if (c.moments) {
                             m = block_sum(m);
