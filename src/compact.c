@@ -62,21 +62,6 @@ fail:
 
 /* ------------------------------------------------------------ compaction - */
 
-/* Wait for `stream`, the GIL released: the one synchronisation. */
-static int
-wait_stream(cudaStream_t stream, const char *what)
-{
-    cudaError_t err;
-    Py_BEGIN_ALLOW_THREADS
-    err = cudaStreamSynchronize(stream);
-    Py_END_ALLOW_THREADS
-    if (err != cudaSuccess) {
-        ga_err_cuda(err, what);
-        return -1;
-    }
-    return 0;
-}
-
 /* Compact the first n flags (n > 0): dst gets the kept elements of src
  * (itemsize bytes each) or, with itemsize 0, their int64 positions.  The
  * kernel writes the count straight into pinned host memory, so reading it
@@ -105,7 +90,7 @@ compact(int device, int itemsize, int64_t n, const char *src, const uint8_t *fla
         if (ga_read_small(first_host, first, sizeof(*first), stream,
                           "reading the number of selected elements") < 0)
             goto fail;
-    } else if (wait_stream(stream, "reading the number of selected elements") < 0) {
+    } else if (ga_wait_stream(stream, "reading the number of selected elements") < 0) {
         goto fail;
     }
     *count = *(volatile int64_t *)host;

@@ -294,6 +294,10 @@ PyObject *ga_transfer_to_numpy(ga_array *a, PyArrayObject *out, cudaStream_t str
  * and other small results read back by an operation.  0 / -1. */
 int ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream,
                   const char *what);
+/* Wait for `stream` (GIL released): a count a kernel wrote straight into
+ * pinned host memory is then readable; `what` names the operation in the
+ * error.  0 / -1. */
+int ga_wait_stream(cudaStream_t stream, const char *what);
 /* The element of a size-1 array as a NumPy scalar (one synchronising
  * copy); `what` names the conversion for the error on other sizes. */
 PyObject *ga_array_scalar(ga_array *a, const char *what);

@@ -198,7 +198,7 @@ py_clip_compress(PyObject *self, PyObject *args)
 {
     ga_array *data, *state, *out = NULL;
     int inclusive, use_bounds;
-    int64_t nrows, total = 0;
+    int64_t nrows, total = 0, *host_total = NULL;
     void *scratch = NULL;
     size_t scratch_bytes = 0;
     ga_clip_args a;
@@ -213,17 +213,22 @@ py_clip_compress(PyObject *self, PyObject *args)
     stream = ga_runtime_device_stream(data->device);
     if (n > 0) {
         clip_args(&a, data, nrows, state, inclusive);
-        scratch_bytes = ga_clip_scratch_bytes(&a) + 256;
+        scratch_bytes = ga_clip_scratch_bytes(&a);
         int failed = 0;
         scratch = ga_pool_malloc(data->device, scratch_bytes, stream, &failed);
         if (failed)
             return NULL;
         a.scratch = scratch;
-        int64_t *d_total = (int64_t *)((char *)scratch + scratch_bytes - 256);
-        GA_CUDA_TRY(cudaMemsetAsync(scratch, 0, scratch_bytes, stream));
-        GA_LAUNCH_TRY(ga_launch_clip_count(&a, use_bounds, d_total, stream), stream);
-        if (ga_read_small(&total, d_total, sizeof(total), stream, "sigma clipping") < 0)
+        /* The count kernel writes the total straight into pinned memory. */
+        if ((host_total = ga_pinned_malloc(sizeof(int64_t))) == NULL)
             goto fail;
+        GA_CUDA_TRY(cudaMemsetAsync(scratch, 0, scratch_bytes, stream));
+        GA_LAUNCH_TRY(ga_launch_clip_count(&a, use_bounds, host_total, stream), stream);
+        if (ga_wait_stream(stream, "sigma clipping") < 0)
+            goto fail;
+        total = *(volatile int64_t *)host_total;
+        ga_pinned_free(host_total, sizeof(int64_t));
+        host_total = NULL;
     }
     Py_INCREF(data->descr);
     out = ga_array_empty(1, (npy_intp[]){total}, data->descr, 0, data->device);
@@ -235,6 +240,7 @@ py_clip_compress(PyObject *self, PyObject *args)
         ga_pool_free(data->device, scratch, scratch_bytes, stream);
     return (PyObject *)out;
 fail:
+    ga_pinned_free(host_total, sizeof(int64_t));
     if (scratch != NULL)
         ga_pool_free(data->device, scratch, scratch_bytes, stream);
     Py_XDECREF(out);

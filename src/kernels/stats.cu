@@ -457,23 +457,6 @@ __device__ void clip_pick(ga_clip_state &st, const C *hist, int pass, int64_t *c
 
 // ============================== kernels ====================================
 
-template <class T>
-__global__ void k_clip_init(ga_clip_args a)
-{
-    GA_GRID_STRIDE(r, a.nrows) {
-        ga_clip_state st;
-        memset(&st, 0, sizeof(st));
-        const T first = a.rowlen > 0 ? ((const T *)a.data)[r * a.rowlen] : (T)0;
-        const T big = a.inclusive ? ClipKey<T>::maxval() : (T)INFINITY;
-        st.lo = -(double)big;
-        st.hi = (double)big;
-        st.bound_lo = st.bound_hi = NAN;
-        st.centre = st.spread = st.median = st.mean = st.std = NAN;
-        st.shift = isfinite((double)first) ? (double)first : 0.0;
-        st.prev_count = -1;
-        a.state[r] = st;
-    }
-}
 
 // Scratch of the one-row passes: hist[3][2][GA_RADIX_BINS] (rotated by the
 // grid-wide kernel; the pass-per-launch path uses the first) |
@@ -524,13 +507,31 @@ struct ClipScratch {
     }
 };
 
-__global__ void k_clip_clear(ga_clip_args a)
+// Every row's state; with a single row's scratch, its counters cleared.
+template <class T>
+__global__ void k_clip_init(ga_clip_args a)
 {
-    ClipScratch s(a);
-    for (int k = threadIdx.x; k < CL_HIST_BUFFERS * 2 * GA_RADIX_BINS; k += blockDim.x)
-        s.hist[k] = 0;
-    if (threadIdx.x <= CL_HIST_BUFFERS)
-        s.ticket[threadIdx.x] = 0;
+    GA_GRID_STRIDE(r, a.nrows) {
+        ga_clip_state st;
+        memset(&st, 0, sizeof(st));
+        const T first = a.rowlen > 0 ? ((const T *)a.data)[r * a.rowlen] : (T)0;
+        const T big = a.inclusive ? ClipKey<T>::maxval() : (T)INFINITY;
+        st.lo = -(double)big;
+        st.hi = (double)big;
+        st.bound_lo = st.bound_hi = NAN;
+        st.centre = st.spread = st.median = st.mean = st.std = NAN;
+        st.shift = isfinite((double)first) ? (double)first : 0.0;
+        st.prev_count = -1;
+        a.state[r] = st;
+    }
+    // The single row's scratch: histograms and tickets cleared by block 0.
+    if (a.scratch != nullptr && blockIdx.x == 0) {
+        ClipScratch s(a);
+        for (int k = threadIdx.x; k < CL_HIST_BUFFERS * 2 * GA_RADIX_BINS; k += blockDim.x)
+            s.hist[k] = 0;
+        if (threadIdx.x <= CL_HIST_BUFFERS)
+            s.ticket[threadIdx.x] = 0;
+    }
 }
 
 // One digit pass of the single row over the whole grid.
@@ -1137,10 +1138,6 @@ struct InitLaunch {
     template <class T> cudaError_t operator()()
     {
         k_clip_init<T><<<ga_grid(a->nrows), GA_BLOCK, 0, stream>>>(*a);
-        cudaError_t err = cudaGetLastError();
-        if (err != cudaSuccess || a->scratch == nullptr)
-            return err;
-        k_clip_clear<<<1, CL_THREADS, 0, stream>>>(*a);
         return cudaGetLastError();
     }
 };
