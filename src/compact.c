@@ -32,11 +32,8 @@ truth_flags(ga_array *a)
     return ga_array_copy_as(a, PyArray_DescrFromType(NPY_BOOL), 0);
 }
 
-/* Give `out` (a fresh 1-d array with room for more) its final length
- * `count`; move the elements to an exact block when the spare room would
- * be most of a large block. */
-static ga_array *
-shrink_result(ga_array *out, npy_intp count)
+ga_array *
+ga_compact_shrink(ga_array *out, npy_intp count)
 {
     int item = ga_array_itemsize(out);
     npy_intp room = out->shape[0];
@@ -174,7 +171,7 @@ ga_compact_true(ga_array *cond, ga_array *values, npy_intp limit)
 done:
     Py_XDECREF(flags);
     Py_XDECREF(src);
-    return shrink_result(out, (npy_intp)count);
+    return ga_compact_shrink(out, (npy_intp)count);
 fail:
     if (first != NULL)
         ga_pool_free(device, first, sizeof(uint64_t), stream);

@@ -423,6 +423,10 @@ int ga_compact_flag_positions(int device, int64_t n, const uint8_t *flags, int64
  * min(cond.size, limit) elements of cond; IndexError for a true element at
  * or past `limit` (numpy.compress).  A new 1-d array, or NULL. */
 ga_array *ga_compact_true(ga_array *cond, ga_array *values, npy_intp limit);
+/* Give `out` (a fresh 1-d array with room for more, stolen) its final
+ * length `count`: the same array, or the elements moved to an exact block
+ * when the spare room would be most of a large block; NULL on error. */
+ga_array *ga_compact_shrink(ga_array *out, npy_intp count);
 /* The coordinates of a's true elements: an (ndim, count) int64 array. */
 ga_array *ga_compact_nonzero(ga_array *a);
 /* ndarray methods of compact.c (listed in methods.c). */

@@ -191,14 +191,15 @@ fail:
 
 /* _clip_compress(data, state, inclusive, use_bounds) -> the survivors of a
  * single row in their order: inside the interval of every clip, or with
- * use_bounds the finite values inside the last bounds (synchronises: their
- * number). */
+ * use_bounds the finite values inside the last bounds.  One single-pass
+ * compaction into room for the whole row, its count written straight into
+ * pinned memory; one synchronisation (their number). */
 static PyObject *
 py_clip_compress(PyObject *self, PyObject *args)
 {
     ga_array *data, *state, *out = NULL;
     int inclusive, use_bounds;
-    int64_t nrows, total = 0, *host_total = NULL;
+    int64_t nrows, *total = NULL;
     void *scratch = NULL;
     size_t scratch_bytes = 0;
     ga_clip_args a;
@@ -211,36 +212,30 @@ py_clip_compress(PyObject *self, PyObject *args)
     if (clip_check_data(data, n > 0 ? n : 1, &nrows) < 0 || clip_check_state(state, nrows) < 0)
         return NULL;
     stream = ga_runtime_device_stream(data->device);
-    if (n > 0) {
-        clip_args(&a, data, nrows, state, inclusive);
-        scratch_bytes = ga_clip_scratch_bytes(&a);
-        int failed = 0;
-        scratch = ga_pool_malloc(data->device, scratch_bytes, stream, &failed);
-        if (failed)
-            return NULL;
-        a.scratch = scratch;
-        /* The count kernel writes the total straight into pinned memory. */
-        if ((host_total = ga_pinned_malloc(sizeof(int64_t))) == NULL)
-            goto fail;
-        GA_CUDA_TRY(cudaMemsetAsync(scratch, 0, scratch_bytes, stream));
-        GA_LAUNCH_TRY(ga_launch_clip_count(&a, use_bounds, host_total, stream), stream);
-        if (ga_wait_stream(stream, "sigma clipping") < 0)
-            goto fail;
-        total = *(volatile int64_t *)host_total;
-        ga_pinned_free(host_total, sizeof(int64_t));
-        host_total = NULL;
-    }
     Py_INCREF(data->descr);
-    out = ga_array_empty(1, (npy_intp[]){total}, data->descr, 0, data->device);
-    if (out == NULL)
+    out = ga_array_empty(1, &n, data->descr, 0, data->device);
+    if (out == NULL || n == 0)
+        return (PyObject *)out;
+    clip_args(&a, data, nrows, state, inclusive);
+    scratch_bytes = ga_clip_select_state_bytes(&a);
+    int failed = 0;
+    scratch = ga_pool_malloc(data->device, scratch_bytes, stream, &failed);
+    if (failed)
         goto fail;
-    if (total > 0)
-        GA_LAUNCH_TRY(ga_launch_clip_compact(&a, use_bounds, out->data, stream), stream);
-    if (scratch != NULL)
-        ga_pool_free(data->device, scratch, scratch_bytes, stream);
-    return (PyObject *)out;
+    if ((total = ga_pinned_malloc(sizeof(int64_t))) == NULL)
+        goto fail;
+    *total = 0;
+    GA_LAUNCH_TRY(ga_launch_clip_select(&a, use_bounds, out->data, scratch, total, stream),
+                  stream);
+    ga_pool_free(data->device, scratch, scratch_bytes, stream);
+    scratch = NULL;
+    if (ga_wait_stream(stream, "sigma clipping") < 0)
+        goto fail;
+    npy_intp count = (npy_intp)*(volatile int64_t *)total;
+    ga_pinned_free(total, sizeof(int64_t));
+    return (PyObject *)ga_compact_shrink(out, count);
 fail:
-    ga_pinned_free(host_total, sizeof(int64_t));
+    ga_pinned_free(total, sizeof(int64_t));
     if (scratch != NULL)
         ga_pool_free(data->device, scratch, scratch_bytes, stream);
     Py_XDECREF(out);

@@ -3,19 +3,9 @@
 // assignment; and the coordinates of flat positions (nonzero's per-axis
 // indices, value_indices).
 //
-// Compaction is one kernel launch after one memset: a single pass with
-// decoupled look-back (Merrill and Garland, "Single-pass Parallel Prefix
-// Scan with Decoupled Look-back", 2016).  Each block takes the next tile of
-// 4096 elements from an atomic counter (so every tile it waits for has
-// started), each of its eight warps owns 512 consecutive elements as 16 rows
-// of 32: a warp loads its rows of flags (32 bytes each) and of values
-// (coalesced), and counts each row with a ballot.  The tile
-// publishes its count, warp 0 looks back over the tiles before it 32 at a
-// time until it meets one that knows its inclusive prefix, and every warp
-// writes its kept values row by row at the tile's offset: the lanes of a row
-// write consecutive positions, so the stores are coalesced without staging
-// through shared memory.  The total goes to `count`, which may be pinned
-// host memory (the host then only waits for the stream: no copy).
+// Compaction is one kernel launch after one memset: the single pass with
+// decoupled look-back of compact.cuh, keeping the elements whose flag is
+// set.
 //
 // CUB's DeviceSelect::Flagged (the first implementation: two launches and
 // its own temporary storage) is compared with it in
@@ -23,52 +13,18 @@
 //
 // Values are moved by element size (1, 2, 4, 8, 16 bytes), so five
 // instantiations serve every dtype; a sixth writes positions (int64).
-#include "kernel_common.cuh"
+#include "compact.cuh"
 
 // ============================== kernels ====================================
 
-#define CP_WARPS 8
-#define CP_ROWS 16
-#define CP_THREADS (32 * CP_WARPS)
-#define CP_TILE (CP_THREADS * CP_ROWS)
-
-// Tile status words: the count in the low 62 bits, the status in the top two.
-#define CP_AGGREGATE (1ull << 62)
-#define CP_INCLUSIVE (2ull << 62)
-#define CP_VALUE (CP_AGGREGATE - 1)
-
-__device__ __forceinline__ unsigned long long cp_load_status(const unsigned long long *p)
-{
-    return *(const volatile unsigned long long *)p;
-}
-
-__device__ __forceinline__ void cp_store_status(unsigned long long *p, unsigned long long v)
-{
-    *(volatile unsigned long long *)p = v;
-}
-
-// The number of kept elements in the tiles before `tile` (warp 0 calls it,
-// after publishing the tile's own aggregate).
-__device__ unsigned long long cp_look_back(const unsigned long long *status, long long tile)
-{
-    const int lane = threadIdx.x & 31;
-    unsigned long long before = 0;
-    for (long long top = tile - 1;; top -= 32) {
-        const long long j = top - lane;
-        unsigned long long s;
-        do {
-            s = j >= 0 ? cp_load_status(status + j) : CP_INCLUSIVE;
-        } while (__any_sync(0xffffffffu, (s >> 62) == 0));
-        const unsigned inclusive = __ballot_sync(0xffffffffu, (s >> 62) == 2);
-        const int stop = inclusive ? __ffs(inclusive) - 1 : 31;
-        unsigned long long v = lane <= stop ? (s & CP_VALUE) : 0;
-        for (int o = 16; o > 0; o >>= 1)
-            v += __shfl_xor_sync(0xffffffffu, v, o);
-        before += v;
-        if (inclusive)
-            return before;
+// The flags' test of compaction proper.
+struct FlagKeep {
+    const uint8_t *flags;
+    template <class U> __device__ __forceinline__ bool operator()(int64_t i, const U &) const
+    {
+        return flags[i] != 0;
     }
-}
+};
 
 // dst = src[i] where flags[i] (INDEX: dst = i), i < n.  `state`: a zeroed
 // tile counter followed by one zeroed status word per tile.
@@ -77,77 +33,7 @@ __global__ void __launch_bounds__(CP_THREADS)
 k_compact(int64_t n, const U *src, const uint8_t *flags, U *dst, unsigned long long *state,
           long long *count)
 {
-    __shared__ long long s_tile;
-    __shared__ unsigned int s_warp[CP_WARPS];
-    __shared__ unsigned long long s_prefix;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (threadIdx.x == 0)
-        s_tile = (long long)atomicAdd(state, 1ull);
-    __syncthreads();
-    const long long tile = s_tile;
-    const int64_t base = (int64_t)tile * CP_TILE + (int64_t)warp * (32 * CP_ROWS) + lane;
-
-    bool keep[CP_ROWS];
-    unsigned rows[CP_ROWS];
-    U v[CP_ROWS];
-    unsigned total = 0;
-    // Values are loaded whatever their flags say, so both loads are in
-    // flight at once (one memory round trip; CUB does the same).
-#pragma unroll
-    for (int r = 0; r < CP_ROWS; ++r) {
-        const int64_t i = base + 32 * r;
-        keep[r] = i < n && flags[i] != 0;
-        if constexpr (!INDEX) {
-            if (i < n)
-                v[r] = src[i];
-        }
-    }
-#pragma unroll
-    for (int r = 0; r < CP_ROWS; ++r) {
-        rows[r] = __ballot_sync(0xffffffffu, keep[r]);
-        total += __popc(rows[r]);
-    }
-    if (lane == 0)
-        s_warp[warp] = total;
-    __syncthreads();
-    if (warp == 0) {
-        unsigned long long tile_total = 0;
-        for (int w = 0; w < CP_WARPS; ++w)
-            tile_total += s_warp[w];
-        unsigned long long *status = state + 1;
-        unsigned long long before = 0;
-        if (tile == 0) {
-            if (lane == 0)
-                cp_store_status(status, CP_INCLUSIVE | tile_total);
-        } else {
-            if (lane == 0)
-                cp_store_status(status + tile, CP_AGGREGATE | tile_total);
-            before = cp_look_back(status, tile);
-            if (lane == 0)
-                cp_store_status(status + tile, CP_INCLUSIVE | (before + tile_total));
-        }
-        if (lane == 0) {
-            s_prefix = before;
-            if ((int64_t)(tile + 1) * CP_TILE >= n)
-                *(volatile long long *)count = (long long)(before + tile_total);
-        }
-    }
-    __syncthreads();
-    unsigned long long at = s_prefix;
-    for (int w = 0; w < warp; ++w)
-        at += s_warp[w];
-    const unsigned below = (1u << lane) - 1u;
-#pragma unroll
-    for (int r = 0; r < CP_ROWS; ++r) {
-        if (keep[r]) {
-            const unsigned long long o = at + __popc(rows[r] & below);
-            if constexpr (INDEX)
-                dst[o] = (U)(base + 32 * r);
-            else
-                dst[o] = v[r];
-        }
-        at += __popc(rows[r]);
-    }
+    ga_compact_tile<U, INDEX>(n, src, FlagKeep{flags}, dst, state, count);
 }
 
 // *first = min(*first, smallest i with flags[i] != 0).
@@ -194,8 +80,6 @@ __global__ void k_unravel(const int64_t *pos, int64_t n, int ndim, GA_PARAM ga_k
 
 namespace {
 
-int64_t cp_tiles(int64_t n) { return (n + CP_TILE - 1) / CP_TILE; }
-
 // One compaction: the size query (temp NULL), else the tile states zeroed
 // and the single-pass kernel, keeping values of U or (INDEX, U = int64_t)
 // writing their positions.
@@ -203,7 +87,7 @@ template <class U, bool INDEX>
 cudaError_t compact_lookback(int64_t n, const char *src, const uint8_t *flags, char *dst,
                              int64_t *count, void *temp, size_t *temp_bytes, cudaStream_t stream)
 {
-    const size_t state = 8 * (size_t)(1 + cp_tiles(n));
+    const size_t state = ga_compact_state_bytes(n);
     if (temp == nullptr) {
         *temp_bytes = state;
         return cudaSuccess;
@@ -211,7 +95,7 @@ cudaError_t compact_lookback(int64_t n, const char *src, const uint8_t *flags, c
     cudaError_t err = cudaMemsetAsync(temp, 0, state, stream);
     if (err != cudaSuccess)
         return err;
-    k_compact<U, INDEX><<<(unsigned)cp_tiles(n), CP_THREADS, 0, stream>>>(
+    k_compact<U, INDEX><<<(unsigned)ga_compact_tiles(n), CP_THREADS, 0, stream>>>(
         n, (const U *)src, flags, (U *)dst, (unsigned long long *)temp, (long long *)count);
     return cudaGetLastError();
 }
@@ -249,7 +133,7 @@ extern "C" cudaError_t ga_launch_compact(int itemsize, int64_t n, const char *sr
             *temp_bytes = 0;
         return n < 0 ? cudaErrorInvalidValue : cudaSuccess;
     }
-    if (cp_tiles(n) > 0x7fffffff)
+    if (ga_compact_tiles(n) > 0x7fffffff)
         return cudaErrorInvalidValue;
     if (itemsize == 0)
         return compact_lookback<int64_t, true>(n, nullptr, flags, dst, count, temp, temp_bytes,

@@ -691,12 +691,13 @@ cudaError_t ga_launch_clip_mask(const ga_clip_args *a, int nan_fill, void *out,
                                 cudaStream_t stream);
 /* The survivors of the one row in order -- inside the interval, or with
  * use_bounds the finite values inside the last bounds (what a mask keeps):
- * ga_launch_clip_count writes their number to *total (tile offsets kept in
- * zeroed scratch), then ga_launch_clip_compact writes them to out. */
-cudaError_t ga_launch_clip_count(const ga_clip_args *a, int use_bounds, int64_t *total,
-                                 cudaStream_t stream);
-cudaError_t ga_launch_clip_compact(const ga_clip_args *a, int use_bounds, void *out,
-                                   cudaStream_t stream);
+ * one single-pass compaction (compact.cuh) into out, which has room for
+ * the whole row, their number written to *count (pinned host memory or
+ * device memory); `state` is device scratch of ga_clip_select_state_bytes
+ * (zeroed by the launch). */
+size_t ga_clip_select_state_bytes(const ga_clip_args *a);
+cudaError_t ga_launch_clip_select(const ga_clip_args *a, int use_bounds, void *out, void *state,
+                                  int64_t *count, cudaStream_t stream);
 /* out[r] = a field of row r's state as the data type (iterations: int64). */
 enum { GA_CLIP_LOWER, GA_CLIP_UPPER, GA_CLIP_MEAN, GA_CLIP_MEDIAN, GA_CLIP_STD,
        GA_CLIP_ITERATIONS, GA_CLIP_NFIELDS };

@@ -31,6 +31,7 @@
 // queue iterations ahead and those after convergence cost only a launch.
 // Many rows (axis given, or a small array) take one block per row and run
 // every iteration inside one launch (k_clip_rows).
+#include "compact.cuh"
 #include "last_block.cuh"
 #include "radix_select.cuh"
 #include "sort_keys.cuh"
@@ -45,8 +46,6 @@ namespace {
 constexpr int CL_THREADS = 256;
 constexpr int CL_ITEMS = 8;
 constexpr int CL_VITEMS = 4;
-constexpr int CL_TILE_ROWS = 16;
-constexpr int64_t CL_TILE = (int64_t)CL_THREADS * CL_TILE_ROWS;
 constexpr double CL_MAD_STD = 1.482602218505602;  // 1 / Phi^-1(3/4)
 
 // ============================== keys and arithmetic ========================
@@ -460,8 +459,7 @@ __device__ void clip_pick(ga_clip_state &st, const C *hist, int pass, int64_t *c
 
 // Scratch of the one-row passes: hist[3][2][GA_RADIX_BINS] (rotated by the
 // grid-wide kernel; the pass-per-launch path uses the first) |
-// partials[2][grid] | ticket, ncand[3] | cand[2] (grid kernel) | tile
-// counts and offsets (compaction).
+// partials[2][grid] | ticket, ncand[3] | cand[2] (grid kernel).
 constexpr int CL_HIST_BUFFERS = 3;
 
 // Candidates gathered by one pass of the grid kernel: CL_CAND_BYTES of
@@ -474,20 +472,15 @@ struct ClipScratch {
     Moments *partials;
     unsigned int *ticket, *ncand;
     void *cand;
-    int64_t *tile_count, *tile_offset;
     __host__ __device__ static size_t round_up(size_t n) { return (n + 255) & ~(size_t)255; }
     __host__ __device__ static size_t hist_bytes()
     {
         return round_up((size_t)CL_HIST_BUFFERS * 2 * GA_RADIX_BINS * sizeof(unsigned long long));
     }
-    __host__ __device__ static int64_t tiles(const ga_clip_args *a)
-    {
-        return (a->rowlen + CL_TILE - 1) / CL_TILE;
-    }
     static size_t bytes(const ga_clip_args *a)
     {
         return hist_bytes() + round_up(2 * (size_t)a->grid * sizeof(Moments)) + 256 +
-               2 * (size_t)CL_CAND_BYTES + 2 * round_up((size_t)tiles(a) * sizeof(int64_t));
+               2 * (size_t)CL_CAND_BYTES;
     }
     __host__ __device__ ClipScratch(const ga_clip_args &a)
     {
@@ -500,10 +493,6 @@ struct ClipScratch {
         ncand = ticket + 1;
         c += 256;
         cand = c;
-        c += 2 * (size_t)CL_CAND_BYTES;
-        tile_count = (int64_t *)c;
-        c += round_up((size_t)tiles(&a) * sizeof(int64_t));
-        tile_offset = (int64_t *)c;
     }
 };
 
@@ -1004,107 +993,31 @@ __global__ void k_clip_mask(ga_clip_args a, int nan_fill, void *out)
     }
 }
 
-// Compaction of the one row's survivors, in order: per-tile counts, the
-// last tile scanning them into offsets, then the copy.  Each warp owns
-// CL_TILE_ROWS rows of 32 consecutive values of its tile, so loads and
-// stores are coalesced and a ballot counts a row.
-// Survivors: inside the interval (every clip so far), or with use_bounds
-// finite and inside the last bounds (the values a mask leaves).
+// The one row's survivors, in order, by compact.cuh's single pass:
+// inside the interval (every clip so far), or with use_bounds finite and
+// inside the last bounds (the values a mask leaves).
 template <class T>
-__device__ unsigned int clip_tile_rows(const ga_clip_args &a, const ga_clip_state &st,
-                                       int use_bounds, T *v, unsigned int *rows)
+struct ClipKeep {
+    T lo, hi;
+    int inclusive;
+    __device__ __forceinline__ bool operator()(int64_t, T x) const
+    {
+        return clip_in(x, lo, hi, inclusive);
+    }
+};
+
+template <class T>
+__global__ void __launch_bounds__(CP_THREADS)
+k_clip_select(ga_clip_args a, int use_bounds, T *out, unsigned long long *state,
+              long long *count)
 {
-    const T *data = (const T *)a.data;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int64_t base = (int64_t)blockIdx.x * CL_TILE + (int64_t)warp * 32 * CL_TILE_ROWS + lane;
+    const ga_clip_state &st = *a.state;
     const bool no_bounds = isnan(st.bound_lo) || isnan(st.bound_hi);
-    const T lo = use_bounds ? (no_bounds ? -ClipKey<T>::maxval() : (T)st.bound_lo) : (T)st.lo;
-    const T hi = use_bounds ? (no_bounds ? ClipKey<T>::maxval() : (T)st.bound_hi) : (T)st.hi;
-    const int inclusive = use_bounds && no_bounds ? 1 : a.inclusive;
-#pragma unroll
-    for (int r = 0; r < CL_TILE_ROWS; ++r) {
-        const int64_t i = base + 32 * r;
-        v[r] = i < a.rowlen ? data[i] : (T)0;
-    }
-    unsigned int count = 0;
-#pragma unroll
-    for (int r = 0; r < CL_TILE_ROWS; ++r) {
-        const int64_t i = base + 32 * r;
-        rows[r] = __ballot_sync(0xffffffffu, i < a.rowlen && clip_in(v[r], lo, hi, inclusive));
-        count += __popc(rows[r]);
-    }
-    return count;
-}
-
-template <class T>
-__global__ void __launch_bounds__(CL_THREADS)
-k_clip_count(ga_clip_args a, int use_bounds, int64_t *total)
-{
-    using Scan = cub::BlockScan<long long, CL_THREADS>;
-    __shared__ typename Scan::TempStorage tmp;
-    __shared__ unsigned int s_warp[CL_THREADS / 32];
-    __shared__ bool last;
-    ClipScratch s(a);
-    const ga_clip_state st = *a.state;
-    T v[CL_TILE_ROWS];
-    unsigned int rows[CL_TILE_ROWS];
-    const unsigned int c = clip_tile_rows<T>(a, st, use_bounds, v, rows);
-    if ((threadIdx.x & 31) == 0)
-        s_warp[threadIdx.x >> 5] = c;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        long long sum = 0;
-        for (int w = 0; w < CL_THREADS / 32; ++w)
-            sum += s_warp[w];
-        s.tile_count[blockIdx.x] = sum;
-        last = ga_last_block_thread0(s.ticket);
-    }
-    __syncthreads();
-    if (!last)
-        return;
-    __threadfence();
-    const int64_t ntiles = gridDim.x;
-    long long carry = 0;
-    for (int64_t start = 0; start < ntiles; start += CL_THREADS) {
-        const int64_t t = start + threadIdx.x;
-        const long long x = t < ntiles ? (long long)__ldcg(s.tile_count + t) : 0;
-        long long b, chunk;
-        __syncthreads();
-        Scan(tmp).ExclusiveSum(x, b, chunk);
-        if (t < ntiles)
-            s.tile_offset[t] = carry + b;
-        carry += chunk;
-    }
-    if (threadIdx.x == 0) {
-        *total = carry;
-        *s.ticket = 0;
-    }
-}
-
-template <class T>
-__global__ void __launch_bounds__(CL_THREADS)
-k_clip_compact(ga_clip_args a, int use_bounds, T *out)
-{
-    __shared__ unsigned int s_warp[CL_THREADS / 32];
-    ClipScratch s(a);
-    const ga_clip_state st = *a.state;
-    T v[CL_TILE_ROWS];
-    unsigned int rows[CL_TILE_ROWS];
-    const unsigned int c = clip_tile_rows<T>(a, st, use_bounds, v, rows);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0)
-        s_warp[warp] = c;
-    __syncthreads();
-    int64_t at = s.tile_offset[blockIdx.x];
-    for (int w = 0; w < warp; ++w)
-        at += s_warp[w];
-    const unsigned int lower = (1u << lane) - 1u;
-#pragma unroll
-    for (int r = 0; r < CL_TILE_ROWS; ++r) {
-        if ((rows[r] >> lane) & 1u)
-            out[at + __popc(rows[r] & lower)] = v[r];
-        at += __popc(rows[r]);
-    }
+    ClipKeep<T> keep;
+    keep.lo = use_bounds ? (no_bounds ? -ClipKey<T>::maxval() : (T)st.bound_lo) : (T)st.lo;
+    keep.hi = use_bounds ? (no_bounds ? ClipKey<T>::maxval() : (T)st.bound_hi) : (T)st.hi;
+    keep.inclusive = use_bounds && no_bounds ? 1 : a.inclusive;
+    ga_compact_tile<T, false>(a.rowlen, (const T *)a.data, keep, out, state, count);
 }
 
 template <class T>
@@ -1225,22 +1138,19 @@ struct MaskLaunch {
     }
 };
 
-struct CountLaunch {
-    const ga_clip_args *a; int use_bounds; int64_t *total; cudaStream_t stream;
+struct SelectLaunch {
+    const ga_clip_args *a; int use_bounds; void *out; void *state; int64_t *count;
+    cudaStream_t stream;
     template <class T> cudaError_t operator()()
     {
-        k_clip_count<T><<<(unsigned int)ClipScratch::tiles(a), CL_THREADS, 0, stream>>>(
-            *a, use_bounds, total);
-        return cudaGetLastError();
-    }
-};
-
-struct CompactLaunch {
-    const ga_clip_args *a; int use_bounds; void *out; cudaStream_t stream;
-    template <class T> cudaError_t operator()()
-    {
-        k_clip_compact<T><<<(unsigned int)ClipScratch::tiles(a), CL_THREADS, 0, stream>>>(
-            *a, use_bounds, (T *)out);
+        const int64_t tiles = ga_compact_tiles(a->rowlen);
+        if (tiles > 0x7fffffff)
+            return cudaErrorInvalidValue;
+        cudaError_t err = cudaMemsetAsync(state, 0, ga_compact_state_bytes(a->rowlen), stream);
+        if (err != cudaSuccess)
+            return err;
+        k_clip_select<T><<<(unsigned int)tiles, CP_THREADS, 0, stream>>>(
+            *a, use_bounds, (T *)out, (unsigned long long *)state, (long long *)count);
         return cudaGetLastError();
     }
 };
@@ -1297,20 +1207,17 @@ extern "C" cudaError_t ga_launch_clip_mask(const ga_clip_args *a, int nan_fill, 
     return clip_visit_type(a->type, MaskLaunch{a, nan_fill, out, stream});
 }
 
-extern "C" cudaError_t ga_launch_clip_count(const ga_clip_args *a, int use_bounds,
-                                            int64_t *total, cudaStream_t stream)
+extern "C" size_t ga_clip_select_state_bytes(const ga_clip_args *a)
 {
-    if (a->nrows != 1 || a->rowlen < 1)
-        return cudaErrorInvalidValue;
-    return clip_visit_type(a->type, CountLaunch{a, use_bounds, total, stream});
+    return ga_compact_state_bytes(a->rowlen);
 }
 
-extern "C" cudaError_t ga_launch_clip_compact(const ga_clip_args *a, int use_bounds, void *out,
-                                              cudaStream_t stream)
+extern "C" cudaError_t ga_launch_clip_select(const ga_clip_args *a, int use_bounds, void *out,
+                                             void *state, int64_t *count, cudaStream_t stream)
 {
     if (a->nrows != 1 || a->rowlen < 1)
         return cudaErrorInvalidValue;
-    return clip_visit_type(a->type, CompactLaunch{a, use_bounds, out, stream});
+    return clip_visit_type(a->type, SelectLaunch{a, use_bounds, out, state, count, stream});
 }
 
 extern "C" cudaError_t ga_launch_clip_extract(const ga_clip_args *a, int field, void *out,
