@@ -200,6 +200,7 @@ py_clip_compress(PyObject *self, PyObject *args)
     ga_array *data, *state, *out = NULL;
     int inclusive, use_bounds;
     int64_t nrows, *total = NULL;
+    npy_intp count;
     void *scratch = NULL;
     size_t scratch_bytes = 0;
     ga_clip_args a;
@@ -231,7 +232,7 @@ py_clip_compress(PyObject *self, PyObject *args)
     scratch = NULL;
     if (ga_wait_stream(stream, "sigma clipping") < 0)
         goto fail;
-    npy_intp count = (npy_intp)*(volatile int64_t *)total;
+    count = (npy_intp)*(volatile int64_t *)total;
     ga_pinned_free(total, sizeof(int64_t));
     return (PyObject *)ga_compact_shrink(out, count);
 fail:

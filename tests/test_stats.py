@@ -234,6 +234,24 @@ def test_sigma_clip_nan_and_inf(astropy_stats, rng, per_pass, dtype, size):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("size", [2000, ROW_KERNEL_MAX + 7])
+def test_compressed_with_an_infinite_bound(rng, per_pass, dtype, size):
+    """compressed() keeps exactly what the mask keeps, also when the last
+    upper bound is infinite (sigma_upper=inf): +inf passes an inclusive
+    test against it but is always clipped."""
+    x = sample(rng, size, dtype)
+    x[:5] = np.inf
+    x[5:10] = -np.inf
+    got, _, hi = stats.sigma_clip(gp.asarray(x), sigma_upper=np.inf, maxiters=3,
+                                  return_bounds=True)
+    assert np.isposinf(float(hi))
+    mask = got.mask.get()
+    assert mask[:10].all() and not mask[10:].all()
+    np.testing.assert_array_equal(got.compressed().get(), x[~mask])
+
+
+@pytest.mark.gpu
 def test_clipped_array(astropy_stats, rng):
     x = sample(rng, (40, 50), np.float32)
     want, lo, hi = astropy_clip(astropy_stats, x, sigma=2, return_bounds=True)

@@ -92,10 +92,11 @@ cudaError_t compact_lookback(int64_t n, const char *src, const uint8_t *flags, c
         *temp_bytes = state;
         return cudaSuccess;
     }
-    cudaError_t err = cudaMemsetAsync(temp, 0, state, stream);
+    unsigned int tiles;
+    cudaError_t err = ga_compact_begin(temp, n, stream, &tiles);
     if (err != cudaSuccess)
         return err;
-    k_compact<U, INDEX><<<(unsigned)ga_compact_tiles(n), CP_THREADS, 0, stream>>>(
+    k_compact<U, INDEX><<<tiles, CP_THREADS, 0, stream>>>(
         n, (const U *)src, flags, (U *)dst, (unsigned long long *)temp, (long long *)count);
     return cudaGetLastError();
 }

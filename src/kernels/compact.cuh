@@ -37,6 +37,19 @@ __host__ __device__ inline size_t ga_compact_state_bytes(int64_t n)
     return 8 * (size_t)(1 + ga_compact_tiles(n));
 }
 
+// Before a compaction of n elements: its state zeroed on `stream` and the
+// grid (one block a tile) in *tiles; cudaErrorInvalidValue past 2^31 - 1
+// tiles.
+inline cudaError_t ga_compact_begin(void *state, int64_t n, cudaStream_t stream,
+                                    unsigned int *tiles)
+{
+    const int64_t t = ga_compact_tiles(n);
+    if (t > 0x7fffffff)
+        return cudaErrorInvalidValue;
+    *tiles = (unsigned int)t;
+    return cudaMemsetAsync(state, 0, ga_compact_state_bytes(n), stream);
+}
+
 __device__ __forceinline__ unsigned long long cp_load_status(const unsigned long long *p)
 {
     return *(const volatile unsigned long long *)p;

@@ -667,12 +667,15 @@ typedef struct {
                                  * (astropy with axis); 0: the next bounds are NaN */
     int64_t maxiters;           /* row kernel: at most this many clips, -1 until convergence */
     ga_clip_state *state;       /* device, nrows entries */
-    void *scratch;              /* ga_clip_scratch_bytes() */
+    void *scratch;              /* ga_clip_scratch_bytes(): the one row's passes; cleared
+                                   by ga_launch_clip_init */
     int grid;                   /* blocks of the one-row passes */
 } ga_clip_args;
 
 size_t ga_clip_scratch_bytes(const ga_clip_args *a);
-/* Initial states: the whole finite range, nothing computed. */
+/* Initial states: the whole finite range, nothing computed; with
+ * a->scratch set, the one row's scratch cleared too (needed before
+ * ga_launch_clip_grid and ga_launch_clip_iteration). */
 cudaError_t ga_launch_clip_init(const ga_clip_args *a, cudaStream_t stream);
 /* One clipping iteration of the single row, spread over the whole GPU
  * (final: compute the statistics of the current survivors, no clip); a

@@ -18,11 +18,11 @@
 // launch (k_clip_grid): each pass is a scan of the data by every block and
 // a grid-wide barrier.  A median rarely needs all its digit passes there:
 // once the bins picked so far hold few values (at most 16 KB of them), one
-// pass gathers them and every block sorts out the two middle ones in
-// shared memory; and the moments pass of each iteration also gathers the
-// values around the last median (a bracket sized by what the last clip
-// removed), which usually hold the new one -- an iteration is then one
-// pass over the data.  Where cooperative launches are not available, one
+// pass gathers them and every block picks the two middle ones out of them
+// in shared memory (binned, the middle bins' few keys ranked); and the
+// moments pass of each iteration also gathers the values around the last
+// median (a bracket sized by what the last clip removed), which usually
+// hold the new one -- an iteration is then one pass over the data.  Where cooperative launches are not available, one
 // kernel per digit pass (k_clip_pass): blocks histogram into shared memory
 // and add the non-zero bins to a global histogram; the last block to
 // finish (a ticket) reduces the moment partials in a fixed order, picks
@@ -30,14 +30,15 @@
 // pass; every pass first checks the state's `done` flag, so the host can
 // queue iterations ahead and those after convergence cost only a launch.
 // Many rows (axis given, or a small array) take one block per row and run
-// every iteration inside one launch (k_clip_rows).
+// every iteration inside one launch (k_clip_rows).  Only the survivors of
+// the one row (masked=False, compressed()) are compacted at the end, by
+// compact.cuh's single pass (k_clip_select).
 #include "compact.cuh"
 #include "last_block.cuh"
 #include "radix_select.cuh"
 #include "sort_keys.cuh"
 
 #include <cooperative_groups.h>
-#include <cub/block/block_scan.cuh>
 
 namespace cg = cooperative_groups;
 
@@ -433,25 +434,19 @@ __device__ void clip_pick(ga_clip_state &st, const C *hist, int pass, int64_t *c
     int shift, width;
     clip_digit<T>(pass, &shift, &width);
     const bool split = pass > 0 && st.prefix[0] != st.prefix[1];
-    const int64_t ranks[2] = {st.rank[0], st.rank[1]};
-    int bin[2];
-    int64_t below[2], count[2];
-    if (split) {
-        for (int t = 0; t < 2; ++t)
-            ga_block_select_bin<CL_THREADS>(hist + t * GA_RADIX_BINS, 1 << width, ranks[t],
-                                            &bin[t], &below[t], &count[t]);
-    } else {
-        ga_block_select_bins<CL_THREADS>(hist, 1 << width, ranks, bin, below, count);
-    }
-    if (threadIdx.x == 0) {
-        for (int t = 0; t < 2; ++t) {
-            st.prefix[t] = (st.prefix[t] << width) | (uint64_t)bin[t];
-            st.rank[t] -= below[t];
+    for (int t = 0; t < 2; ++t) {
+        int bin;
+        int64_t below, count;
+        ga_block_select_bin<CL_THREADS>(hist + (t == 1 && split ? GA_RADIX_BINS : 0), 1 << width,
+                                        st.rank[t], &bin, &below, &count);
+        if (threadIdx.x == 0) {
+            st.prefix[t] = (st.prefix[t] << width) | (uint64_t)bin;
+            st.rank[t] -= below;
             if (counts != nullptr)
-                counts[t] = count[t];
+                counts[t] = count;
         }
+        __syncthreads();
     }
-    __syncthreads();
 }
 
 // ============================== kernels ====================================
@@ -463,8 +458,8 @@ __device__ void clip_pick(ga_clip_state &st, const C *hist, int pass, int64_t *c
 constexpr int CL_HIST_BUFFERS = 3;
 
 // Candidates gathered by one pass of the grid kernel: CL_CAND_BYTES of
-// values (4096 float32, 2048 float64), sorted in shared memory by every
-// block after the pass.
+// values (4096 float32, 2048 float64), binned in shared memory by every
+// block after the pass (clip_pick_candidates).
 constexpr int CL_CAND_BYTES = 16384;
 
 struct ClipScratch {
@@ -999,10 +994,10 @@ __global__ void k_clip_mask(ga_clip_args a, int nan_fill, void *out)
 template <class T>
 struct ClipKeep {
     T lo, hi;
-    int inclusive;
+    int inclusive, finite;
     __device__ __forceinline__ bool operator()(int64_t, T x) const
     {
-        return clip_in(x, lo, hi, inclusive);
+        return clip_in(x, lo, hi, inclusive) && (!finite || isfinite(x));
     }
 };
 
@@ -1017,6 +1012,7 @@ k_clip_select(ga_clip_args a, int use_bounds, T *out, unsigned long long *state,
     keep.lo = use_bounds ? (no_bounds ? -ClipKey<T>::maxval() : (T)st.bound_lo) : (T)st.lo;
     keep.hi = use_bounds ? (no_bounds ? ClipKey<T>::maxval() : (T)st.bound_hi) : (T)st.hi;
     keep.inclusive = use_bounds && no_bounds ? 1 : a.inclusive;
+    keep.finite = use_bounds;  // an infinite bound would pass an infinity
     ga_compact_tile<T, false>(a.rowlen, (const T *)a.data, keep, out, state, count);
 }
 
@@ -1143,13 +1139,11 @@ struct SelectLaunch {
     cudaStream_t stream;
     template <class T> cudaError_t operator()()
     {
-        const int64_t tiles = ga_compact_tiles(a->rowlen);
-        if (tiles > 0x7fffffff)
-            return cudaErrorInvalidValue;
-        cudaError_t err = cudaMemsetAsync(state, 0, ga_compact_state_bytes(a->rowlen), stream);
+        unsigned int tiles;
+        cudaError_t err = ga_compact_begin(state, a->rowlen, stream, &tiles);
         if (err != cudaSuccess)
             return err;
-        k_clip_select<T><<<(unsigned int)tiles, CP_THREADS, 0, stream>>>(
+        k_clip_select<T><<<tiles, CP_THREADS, 0, stream>>>(
             *a, use_bounds, (T *)out, (unsigned long long *)state, (long long *)count);
         return cudaGetLastError();
     }

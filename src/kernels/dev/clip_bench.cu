@@ -12,8 +12,8 @@
 //   * a plain read of the data with the clipping grid (the floor of a pass),
 //   * a grid-wide barrier,
 //   * the first pass's kinds of work in isolation: moments only, moments and
-//     a first-digit histogram with plain shared atomics, with warp
-//     aggregation (what stats.cu does),
+//     a first-digit histogram with plain shared atomics (what stats.cu
+//     does), with warp aggregation,
 //   * every pass of the launch-per-pass path to convergence (k_clip_pass),
 //   * the cooperative kernel to convergence and with maxiters = 1..8,
 // and exits non-zero when the cooperative kernel's final state (count,
