@@ -89,6 +89,10 @@ void ga_runtime_set_current_device(int device);
  * the one way to pick the stream for work on `device`, whichever device is
  * current.  No CUDA call. */
 cudaStream_t ga_runtime_device_stream(int device);
+/* Wait for `stream` (GIL released); `what` names the operation in the
+ * error (Stream.synchronize, and a count a kernel wrote straight into
+ * pinned host memory).  0 / -1. */
+int ga_wait_stream(cudaStream_t stream, const char *what);
 /* Make `stream` the calling thread's current stream of `device` (the
  * caller restores the previous one). */
 void ga_runtime_set_device_stream(int device, cudaStream_t stream);
@@ -294,10 +298,6 @@ PyObject *ga_transfer_to_numpy(ga_array *a, PyArrayObject *out, cudaStream_t str
  * and other small results read back by an operation.  0 / -1. */
 int ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream,
                   const char *what);
-/* Wait for `stream` (GIL released): a count a kernel wrote straight into
- * pinned host memory is then readable; `what` names the operation in the
- * error.  0 / -1. */
-int ga_wait_stream(cudaStream_t stream, const char *what);
 /* The element of a size-1 array as a NumPy scalar (one synchronising
  * copy); `what` names the conversion for the error on other sizes. */
 PyObject *ga_array_scalar(ga_array *a, const char *what);

@@ -452,14 +452,9 @@ py_measure_com(PyObject *self, PyObject *args)
     if ((list = measure_rows_new(n, d)) == NULL)
         goto fail;
     if (queued) {
-        Py_BEGIN_ALLOW_THREADS
-        err = cudaStreamSynchronize(stream);
-        Py_END_ALLOW_THREADS
         queued = 0;
-        if (err != cudaSuccess) {
-            ga_err_cuda(err, "reading centres of mass");
+        if (ga_wait_stream(stream, "reading centres of mass") < 0)
             goto fail;
-        }
         if (measure_rows_fill(list, host, n, d) < 0)
             goto fail;
     }

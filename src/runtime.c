@@ -275,15 +275,18 @@ runtime_exiting(cudaError_t err)
     return err == cudaErrorCudartUnloading || err == cudaErrorContextIsDestroyed;
 }
 
-/* Wait for a stream (GIL released). */
-static cudaError_t
-stream_wait_nogil(cudaStream_t stream)
+int
+ga_wait_stream(cudaStream_t stream, const char *what)
 {
     cudaError_t err;
     Py_BEGIN_ALLOW_THREADS
     err = cudaStreamSynchronize(stream);
     Py_END_ALLOW_THREADS
-    return err;
+    if (err != cudaSuccess) {
+        ga_err_cuda(err, what);
+        return -1;
+    }
+    return 0;
 }
 
 /* Wait for an event (GIL released). */
@@ -590,9 +593,8 @@ stream_synchronize(ga_stream *self, PyObject *noargs)
 {
     if (stream_use_device(self) < 0)
         return NULL;
-    cudaError_t err = stream_wait_nogil(self->handle);
-    if (err != cudaSuccess)
-        return ga_err_cuda(err, "cudaStreamSynchronize");
+    if (ga_wait_stream(self->handle, "cudaStreamSynchronize") < 0)
+        return NULL;
     Py_RETURN_NONE;
 }
 

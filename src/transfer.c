@@ -370,20 +370,6 @@ ga_read_small(void *host, const void *dev, size_t nbytes, cudaStream_t stream, c
     return 0;
 }
 
-int
-ga_wait_stream(cudaStream_t stream, const char *what)
-{
-    cudaError_t err;
-    Py_BEGIN_ALLOW_THREADS
-    err = cudaStreamSynchronize(stream);
-    Py_END_ALLOW_THREADS
-    if (err != cudaSuccess) {
-        ga_err_cuda(err, what);
-        return -1;
-    }
-    return 0;
-}
-
 PyObject *
 ga_array_scalar(ga_array *a, const char *what)
 {
