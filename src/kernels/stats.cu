@@ -135,7 +135,7 @@ __device__ ClipPass<T> clip_pass_of(const ga_clip_state &st, const ga_clip_args 
 }
 
 // below: values under the bracket (grid kernel)
-struct Moments {
+struct __align__(16) Moments {  // 16: clip_sum_partials loads halves
     double n, s1, s2, below;
 };
 
@@ -333,17 +333,29 @@ __device__ Moments block_sum(Moments m)
 }
 
 // The moments of every block of a pass, summed in a fixed order: the same
-// sums every run, and in every block that computes them.  Whole block;
-// thread 0 gets the total.
+// sums every run, and in every block that computes them.  A thread's two
+// partials (b, b + blockDim.x) are loaded together: after the grid-wide
+// barrier every block reads the same lines, and each trip to L2 waits
+// ~1 us.  Whole block; thread 0 gets the total.
 __device__ Moments clip_sum_partials(const Moments *p, unsigned int n)
 {
     Moments m{0.0, 0.0, 0.0, 0.0};
-    for (unsigned int b = threadIdx.x; b < n; b += blockDim.x) {
-        const double *q = (const double *)(p + b);
-        m.n += __ldcg(q);
-        m.s1 += __ldcg(q + 1);
-        m.s2 += __ldcg(q + 2);
-        m.below += __ldcg(q + 3);
+    for (unsigned int b0 = threadIdx.x; b0 < n; b0 += 2 * blockDim.x) {
+        double2 v[2][2];
+#pragma unroll
+        for (int u = 0; u < 2; ++u) {
+            const unsigned int b = b0 + u * blockDim.x;
+            const double2 *q = (const double2 *)(p + b);
+            v[u][0] = b < n ? __ldcg(q) : make_double2(0.0, 0.0);
+            v[u][1] = b < n ? __ldcg(q + 1) : make_double2(0.0, 0.0);
+        }
+#pragma unroll
+        for (int u = 0; u < 2; ++u) {
+            m.n += v[u][0].x;
+            m.s1 += v[u][0].y;
+            m.s2 += v[u][1].x;
+            m.below += v[u][1].y;
+        }
     }
     return block_sum(m);
 }
@@ -426,14 +438,31 @@ __device__ void clip_after_phase(ga_clip_state &st, const ga_clip_args &a, int p
 
 // Pick this digit of both middle elements from the histograms (the second
 // middle has its own histogram once the prefixes differ); counts (thread 0,
-// if given) receives the number of elements in each picked bin.  Whole
-// block.
-template <class T, class C>
+// if given) receives the number of elements in each picked bin.  ONE_SCAN:
+// both middles from one scan of a shared histogram (the grid kernel, where
+// each read of the histogram waits on L2; one block a row keeps to one
+// rank a scan, which needs fewer registers).  Whole block.
+template <class T, bool ONE_SCAN = false, class C>
 __device__ void clip_pick(ga_clip_state &st, const C *hist, int pass, int64_t *counts = nullptr)
 {
     int shift, width;
     clip_digit<T>(pass, &shift, &width);
     const bool split = pass > 0 && st.prefix[0] != st.prefix[1];
+    if (ONE_SCAN && !split) {
+        const int64_t ranks[2] = {st.rank[0], st.rank[1]};
+        int bins[2];
+        int64_t below[2], count[2];
+        ga_block_select_bins<CL_THREADS>(hist, 1 << width, ranks, bins, below, count);
+        if (threadIdx.x == 0)
+            for (int t = 0; t < 2; ++t) {
+                st.prefix[t] = (st.prefix[t] << width) | (uint64_t)bins[t];
+                st.rank[t] -= below[t];
+                if (counts != nullptr)
+                    counts[t] = count[t];
+            }
+        __syncthreads();
+        return;
+    }
     for (int t = 0; t < 2; ++t) {
         int bin;
         int64_t below, count;
@@ -662,14 +691,16 @@ __device__ void clip_pick_candidates(ga_clip_state &st, ClipSelect<typename Clip
     if (threadIdx.x == 0)
         sel.nfew = 0;
     __syncthreads();
-    // Four loads in flight per thread: the candidates come from L2.
-    for (int i0 = threadIdx.x; i0 < n; i0 += 4 * blockDim.x) {
-        T v[4];
+    // A full buffer's loads in flight together (one trip to L2, which
+    // every block is reading after the grid-wide barrier).
+    constexpr int U = CL_CAND_BYTES / (int)sizeof(T) / CL_THREADS;
+    for (int i0 = threadIdx.x; i0 < n; i0 += U * blockDim.x) {
+        T v[U];
 #pragma unroll
-        for (int u = 0; u < 4; ++u)
+        for (int u = 0; u < U; ++u)
             v[u] = i0 + u * (int)blockDim.x < n ? __ldcg(cand + i0 + u * blockDim.x) : (T)0;
 #pragma unroll
-        for (int u = 0; u < 4; ++u) {
+        for (int u = 0; u < U; ++u) {
             const int i = i0 + u * blockDim.x;
             if (i < n) {
                 const K key = ClipKey<T>::enc(v[u]);
@@ -875,7 +906,7 @@ __global__ void __launch_bounds__(CL_THREADS, 2) k_clip_grid(ga_clip_args a, int
                             break;
                         }
                     }
-                    clip_pick<T>(st, gh, sel.pass, sel.count);
+                    clip_pick<T, true>(st, gh, sel.pass, sel.count);
                     if (threadIdx.x == 0) {
                         if (sel.pass == NP - 1) {
                             sel.done = 1;
