@@ -45,6 +45,10 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int CL_THREADS = 256;
+// The grid-wide kernel's blocks: one a multiprocessor, so after each
+// grid-wide barrier half as many blocks read the same partials, histogram
+// and candidates from L2, and twice the threads share each block's pick.
+constexpr int CL_GRID_THREADS = 512;
 constexpr int CL_ITEMS = 8;
 constexpr int CL_VITEMS = 4;
 constexpr double CL_MAD_STD = 1.482602218505602;  // 1 / Phi^-1(3/4)
@@ -302,9 +306,10 @@ __device__ void clip_scan(const T *data, int64_t begin, int64_t end, int64_t fir
 
 // ============================== block-level pieces =========================
 
+template <int THREADS = CL_THREADS>
 __device__ Moments block_sum(Moments m)
 {
-    __shared__ double part[4][CL_THREADS / 32];
+    __shared__ double part[4][THREADS / 32];
     for (int off = 16; off > 0; off >>= 1) {
         m.n += __shfl_down_sync(0xffffffffu, m.n, off);
         m.s1 += __shfl_down_sync(0xffffffffu, m.s1, off);
@@ -322,7 +327,7 @@ __device__ Moments block_sum(Moments m)
     __syncthreads();
     Moments r{0.0, 0.0, 0.0, 0.0};
     if (threadIdx.x == 0) {
-        for (int w = 0; w < CL_THREADS / 32; ++w) {
+        for (int w = 0; w < THREADS / 32; ++w) {
             r.n += part[0][w];
             r.s1 += part[1][w];
             r.s2 += part[2][w];
@@ -337,6 +342,7 @@ __device__ Moments block_sum(Moments m)
 // partials (b, b + blockDim.x) are loaded together: after the grid-wide
 // barrier every block reads the same lines, and each trip to L2 waits
 // ~1 us.  Whole block; thread 0 gets the total.
+template <int THREADS = CL_THREADS>
 __device__ Moments clip_sum_partials(const Moments *p, unsigned int n)
 {
     Moments m{0.0, 0.0, 0.0, 0.0};
@@ -357,7 +363,7 @@ __device__ Moments clip_sum_partials(const Moments *p, unsigned int n)
             m.below += v[u][1].y;
         }
     }
-    return block_sum(m);
+    return block_sum<THREADS>(m);
 }
 
 // After the moments pass: record them, detect convergence.  Thread 0.
@@ -442,7 +448,7 @@ __device__ void clip_after_phase(ga_clip_state &st, const ga_clip_args &a, int p
 // both middles from one scan of a shared histogram (the grid kernel, where
 // each read of the histogram waits on L2; one block a row keeps to one
 // rank a scan, which needs fewer registers).  Whole block.
-template <class T, bool ONE_SCAN = false, class C>
+template <class T, int THREADS = CL_THREADS, bool ONE_SCAN = false, class C>
 __device__ void clip_pick(ga_clip_state &st, const C *hist, int pass, int64_t *counts = nullptr)
 {
     int shift, width;
@@ -452,7 +458,7 @@ __device__ void clip_pick(ga_clip_state &st, const C *hist, int pass, int64_t *c
         const int64_t ranks[2] = {st.rank[0], st.rank[1]};
         int bins[2];
         int64_t below[2], count[2];
-        ga_block_select_bins<CL_THREADS>(hist, 1 << width, ranks, bins, below, count);
+        ga_block_select_bins<THREADS>(hist, 1 << width, ranks, bins, below, count);
         if (threadIdx.x == 0)
             for (int t = 0; t < 2; ++t) {
                 st.prefix[t] = (st.prefix[t] << width) | (uint64_t)bins[t];
@@ -466,7 +472,7 @@ __device__ void clip_pick(ga_clip_state &st, const C *hist, int pass, int64_t *c
     for (int t = 0; t < 2; ++t) {
         int bin;
         int64_t below, count;
-        ga_block_select_bin<CL_THREADS>(hist + (t == 1 && split ? GA_RADIX_BINS : 0), 1 << width,
+        ga_block_select_bin<THREADS>(hist + (t == 1 && split ? GA_RADIX_BINS : 0), 1 << width,
                                         st.rank[t], &bin, &below, &count);
         if (threadIdx.x == 0) {
             st.prefix[t] = (st.prefix[t] << width) | (uint64_t)bin;
@@ -613,7 +619,7 @@ enum { CL_HIST = 0, CL_COLLECT = 1, CL_BRACKET = 2 };
 // Middle candidates ranked among themselves by counting when their bins
 // hold at most this many (else every candidate is sorted).
 constexpr int CL_FEW = 256;
-static_assert(CL_FEW <= CL_THREADS, "one few key a thread");
+static_assert(CL_FEW <= CL_THREADS && CL_FEW <= CL_GRID_THREADS, "one few key a thread");
 
 template <class K>
 struct ClipSelect {
@@ -674,7 +680,7 @@ __device__ void block_pad_keys(K *keys, int n, int *size)
 // at the keys' density inside it.  A guess only: a pass that finds the
 // median outside, or too many values inside, falls back to histograms.
 // Whole block; hist: 2 * GA_RADIX_BINS counters, 16-byte aligned.
-template <class T>
+template <class T, int THREADS>
 __device__ void clip_pick_candidates(ga_clip_state &st, ClipSelect<typename ClipKey<T>::K> &sel,
                                      const T *cand, int n, int64_t below,
                                      typename ClipKey<T>::K *keys, unsigned int *hist, int phase)
@@ -693,7 +699,7 @@ __device__ void clip_pick_candidates(ga_clip_state &st, ClipSelect<typename Clip
     __syncthreads();
     // A full buffer's loads in flight together (one trip to L2, which
     // every block is reading after the grid-wide barrier).
-    constexpr int U = CL_CAND_BYTES / (int)sizeof(T) / CL_THREADS;
+    constexpr int U = CL_CAND_BYTES / (int)sizeof(T) / THREADS;
     for (int i0 = threadIdx.x; i0 < n; i0 += U * blockDim.x) {
         T v[U];
 #pragma unroll
@@ -722,7 +728,7 @@ __device__ void clip_pick_candidates(ga_clip_state &st, ClipSelect<typename Clip
     const int64_t ranks[4] = {r0, r1, r0 - h, r1 + h};
     int bins[4];
     int64_t under[4], in[4];
-    ga_block_select_bins<CL_THREADS>(hist, GA_RADIX_BINS, ranks, bins, under, in);
+    ga_block_select_bins<THREADS>(hist, GA_RADIX_BINS, ranks, bins, under, in);
     const int b0 = bins[0], b1 = bins[1];
     const int64_t u0 = under[0], c0 = in[0], c1 = in[1];
     if (phase == 0) {
@@ -807,7 +813,7 @@ __device__ void clip_pick_candidates(ga_clip_state &st, ClipSelect<typename Clip
 // (made by that same pass) and more digits until the picked bins hold few
 // enough values to gather in one more pass.
 template <class T>
-__global__ void __launch_bounds__(CL_THREADS, 2) k_clip_grid(ga_clip_args a, int final_stats)
+__global__ void __launch_bounds__(CL_GRID_THREADS, 1) k_clip_grid(ga_clip_args a, int final_stats)
 {
     using K = typename ClipKey<T>::K;
     constexpr int NP = clip_passes<T>();
@@ -875,7 +881,7 @@ __global__ void __launch_bounds__(CL_THREADS, 2) k_clip_grid(ga_clip_args a, int
                     clip_scan<T>((const T *)a.data, 0, a.rowlen, first, stride, c, m,
                                         hist);
                     if (c.moments)
-                        m = block_sum(m);
+                        m = block_sum<CL_GRID_THREADS>(m);
                     __syncthreads();
                     if (c.hist) {
                         const int nb = c.split ? 2 * GA_RADIX_BINS : GA_RADIX_BINS;
@@ -887,7 +893,7 @@ __global__ void __launch_bounds__(CL_THREADS, 2) k_clip_grid(ga_clip_args a, int
                         gp[blockIdx.x] = m;
                     grid.sync();
                     if (c.moments) {
-                        const Moments t = clip_sum_partials(gp, gridDim.x);
+                        const Moments t = clip_sum_partials<CL_GRID_THREADS>(gp, gridDim.x);
                         if (threadIdx.x == 0) {
                             stop = clip_after_moments(st, a, t, final);
                             if (c.bracket)
@@ -901,12 +907,12 @@ __global__ void __launch_bounds__(CL_THREADS, 2) k_clip_grid(ga_clip_args a, int
                         const int64_t n = (int64_t)__ldcg(c.ncand);
                         if (n <= CAP && sel.below <= (st.count - 1) / 2 &&
                             st.count / 2 < sel.below + n) {
-                            clip_pick_candidates<T>(st, sel, c.cand, (int)n, sel.below, keys,
+                            clip_pick_candidates<T, CL_GRID_THREADS>(st, sel, c.cand, (int)n, sel.below, keys,
                                                     hist, phase);
                             break;
                         }
                     }
-                    clip_pick<T, true>(st, gh, sel.pass, sel.count);
+                    clip_pick<T, CL_GRID_THREADS, true>(st, gh, sel.pass, sel.count);
                     if (threadIdx.x == 0) {
                         if (sel.pass == NP - 1) {
                             sel.done = 1;
@@ -1112,7 +1118,7 @@ cudaError_t clip_grid_fit(int device, int *per_sm)
     int coop = 0, blocks = 0;
     cudaError_t err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device);
     if (err == cudaSuccess && coop)
-        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_clip_grid<T>, CL_THREADS, 0);
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_clip_grid<T>, CL_GRID_THREADS, 0);
     if (err != cudaSuccess)
         return err;
     *per_sm = coop ? blocks : 0;
@@ -1141,7 +1147,7 @@ struct GridLaunch {
         int final = final_stats;
         void *params[] = {&args, &final};
         return cudaLaunchCooperativeKernel((const void *)k_clip_grid<T>, dim3(grid),
-                                           dim3(CL_THREADS), params, 0, stream);
+                                           dim3(CL_GRID_THREADS), params, 0, stream);
     }
 };
 
