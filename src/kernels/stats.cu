@@ -813,7 +813,7 @@ __device__ void clip_pick_candidates(ga_clip_state &st, ClipSelect<typename Clip
 // (made by that same pass) and more digits until the picked bins hold few
 // enough values to gather in one more pass.
 template <class T>
-__global__ void __launch_bounds__(CL_GRID_THREADS, 1) k_clip_grid(ga_clip_args a, int final_stats)
+__global__ void __launch_bounds__(CL_GRID_THREADS, 512 / CL_GRID_THREADS) k_clip_grid(ga_clip_args a, int final_stats)
 {
     using K = typename ClipKey<T>::K;
     constexpr int NP = clip_passes<T>();

@@ -18,11 +18,11 @@ def sub(old, new):
     assert src.count(old) == 1, old
     src = src.replace(old, new)
 T = "({ unsigned long long _t; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(_t)); _t; })"
-B0 = "if (blockIdx.x == 0 && threadIdx.x == 0 && ntr < 48)"
+B0 = "if (blockIdx.x == 0 && threadIdx.x == 0 && ntr < 16)"
 CLOSE = (B0 + " { if (opn) { tr[ntr][3] = " + T + "; for (int u = 0; u < 5; ++u) sb[ntr][u] = g_sub[u];"
          " ntr++; opn = 0; } }\n")
 sub("    __shared__ bool stop;\n    cg::grid_group grid = cg::this_grid();",
-    "    __shared__ bool stop;\n    __shared__ unsigned long long tr[48][4], sb[48][5]; __shared__ int trm[48][5]; __shared__ int ntr, opn;\n"
+    "    __shared__ bool stop;\n    __shared__ unsigned long long tr[16][4], sb[16][5]; __shared__ int trm[16][5]; __shared__ int ntr, opn;\n"
     "    if (threadIdx.x == 0) ntr = opn = 0;\n    const unsigned long long tk0 = " + T + ";\n"
     "    cg::grid_group grid = cg::this_grid();")
 sub("                    const unsigned int q = round++;\n",
@@ -53,8 +53,8 @@ sub("                    clip_scan<T>((const T *)a.data",
     "                    " + G + "[0] = " + T + ";\n                    clip_scan<T>((const T *)a.data")
 sub("                    if (c.collect) {\n                        const int64_t n = (int64_t)__ldcg(c.ncand);",
     "                    " + G + "[1] = " + T + ";\n                    if (c.collect) {\n                        const int64_t n = (int64_t)__ldcg(c.ncand);")
-sub("    ga_block_select_bins<CL_THREADS>(hist, GA_RADIX_BINS, ranks, bins, under, in);\n",
-    "    " + G + "[2] = " + T + ";\n    ga_block_select_bins<CL_THREADS>(hist, GA_RADIX_BINS, ranks, bins, under, in);\n    " + G + "[3] = " + T + ";\n")
+sub("    ga_block_select_bins<THREADS>(hist, GA_RADIX_BINS, ranks, bins, under, in);\n",
+    "    " + G + "[2] = " + T + ";\n    ga_block_select_bins<THREADS>(hist, GA_RADIX_BINS, ranks, bins, under, in);\n    " + G + "[3] = " + T + ";\n")
 sub("    // b1 is b0 or the next non-empty bin",
     "    " + G + "[4] = " + T + ";\n    // b1 is b0 or the next non-empty bin")
 sub("                    " + B0 + " { opn = 1; tr[ntr][0] = ",
