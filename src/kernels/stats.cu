@@ -45,9 +45,13 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int CL_THREADS = 256;
-// The grid-wide kernel's blocks: one a multiprocessor, so after each
-// grid-wide barrier half as many blocks read the same partials, histogram
-// and candidates from L2, and twice the threads share each block's pick.
+// The grid-wide kernel's blocks: CL_GRID_SM_THREADS threads a
+// multiprocessor (up to 128 registers each) as one block, not two of
+// CL_THREADS, so after each grid-wide barrier half as many blocks read the
+// same partials, histogram and candidates from L2, and twice the threads
+// share each block's pick (faster in each of three alternating pairs on
+// the H100: benchmarks/results/<GPU>-session-2026-11-27h.md).
+constexpr int CL_GRID_SM_THREADS = 512;
 constexpr int CL_GRID_THREADS = 512;
 constexpr int CL_ITEMS = 8;
 constexpr int CL_VITEMS = 4;
@@ -473,7 +477,7 @@ __device__ void clip_pick(ga_clip_state &st, const C *hist, int pass, int64_t *c
         int bin;
         int64_t below, count;
         ga_block_select_bin<THREADS>(hist + (t == 1 && split ? GA_RADIX_BINS : 0), 1 << width,
-                                        st.rank[t], &bin, &below, &count);
+                                     st.rank[t], &bin, &below, &count);
         if (threadIdx.x == 0) {
             st.prefix[t] = (st.prefix[t] << width) | (uint64_t)bin;
             st.rank[t] -= below;
@@ -813,7 +817,8 @@ __device__ void clip_pick_candidates(ga_clip_state &st, ClipSelect<typename Clip
 // (made by that same pass) and more digits until the picked bins hold few
 // enough values to gather in one more pass.
 template <class T>
-__global__ void __launch_bounds__(CL_GRID_THREADS, 512 / CL_GRID_THREADS) k_clip_grid(ga_clip_args a, int final_stats)
+__global__ void __launch_bounds__(CL_GRID_THREADS, CL_GRID_SM_THREADS / CL_GRID_THREADS)
+    k_clip_grid(ga_clip_args a, int final_stats)
 {
     using K = typename ClipKey<T>::K;
     constexpr int NP = clip_passes<T>();
@@ -907,8 +912,8 @@ __global__ void __launch_bounds__(CL_GRID_THREADS, 512 / CL_GRID_THREADS) k_clip
                         const int64_t n = (int64_t)__ldcg(c.ncand);
                         if (n <= CAP && sel.below <= (st.count - 1) / 2 &&
                             st.count / 2 < sel.below + n) {
-                            clip_pick_candidates<T, CL_GRID_THREADS>(st, sel, c.cand, (int)n, sel.below, keys,
-                                                    hist, phase);
+                            clip_pick_candidates<T, CL_GRID_THREADS>(st, sel, c.cand, (int)n,
+                                                                     sel.below, keys, hist, phase);
                             break;
                         }
                     }
@@ -1118,7 +1123,8 @@ cudaError_t clip_grid_fit(int device, int *per_sm)
     int coop = 0, blocks = 0;
     cudaError_t err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device);
     if (err == cudaSuccess && coop)
-        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_clip_grid<T>, CL_GRID_THREADS, 0);
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_clip_grid<T>,
+                                                            CL_GRID_THREADS, 0);
     if (err != cudaSuccess)
         return err;
     *per_sm = coop ? blocks : 0;
