@@ -689,6 +689,34 @@ def test_auto_picks_by_the_cost_model(monkeypatch, case):
     assert fft_s > 0 and direct_s > 0
 
 
+def test_conv_probe_fit_recovers_known_constants(tmp_path, capsys):
+    """tools/probe_conv_methods.py's fit (no GPU): records made from known
+    constants through signal._conv_work, over the probe's whole grid, give
+    those constants back, and the report names each family's crossover."""
+    import json
+    from _repo import load_script
+    probe = load_script("probe_conv_methods", "tools", "probe_conv_methods.py")
+    dfix, d_rate, ffix, f_rate = 12e-6, {"f4": 4e-14, "f8": 9e-14}, 80e-6, {"f4": 1e-12, "f8": 2.5e-12}
+    records = []
+    for family, s1, s2, dtype, mode in probe.cases(quick=False):
+        ctype, macs, precision, units = signal._conv_work(s1, s2, np.dtype(dtype), np.dtype(dtype),
+                                                          mode)
+        records.append({"family": family, "shape1": list(s1), "shape2": list(s2), "dtype": dtype,
+                        "mode": mode, "direct": dfix + macs * d_rate[ctype],
+                        "fft": ffix + units * f_rate[precision]})
+    got = probe.fit_constants(records)
+    assert got[0] == pytest.approx(dfix, rel=1e-6) and got[2] == pytest.approx(ffix, rel=1e-6)
+    assert got[1] == pytest.approx(d_rate, rel=1e-6) and got[3] == pytest.approx(f_rate, rel=1e-6)
+    path = tmp_path / "conv.json"
+    path.write_text(json.dumps({"device": "model", "records": records}))
+    probe.fit(str(path))
+    out = capsys.readouterr().out
+    assert "DIRECT_FIXED_SECONDS = 1.2e-05" in out
+    # float64 2-d 'same' at 2048^2: direct 12 us + 4.19e6 k^2 * 9e-14 s against
+    # the FFT's ~80 us + units: the first filter the FFT wins is 31.
+    assert "2d-2048 float64 same: 31" in out
+
+
 # ================================================= device only ===========
 
 @pytest.mark.gpu

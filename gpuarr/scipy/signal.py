@@ -511,6 +511,9 @@ def _normalize_axis(a, nd):
 # PLACEHOLDERS until measured on the lent H100 (issue 22): derived from the
 # direct tile kernel's 93 us for 2062^2 x 225 float64 multiply-adds and
 # cuFFT's 2-d double transforms at ~2048^2 (~50 us each), not fitted.
+# tools/probe_conv_methods.py times both engines over a grid of shapes,
+# dtypes and modes and fits these constants (_conv_work gives the work
+# they price); it has not run on the H100 yet.
 # DIRECT_SECONDS_PER_MAC: one multiply-add of the direct kernels, by compute
 # type (float32, float64, wrapping int64), per real correlation (complex
 # inputs run 2 or 4).  FFT_SECONDS_PER_NLOGN: the whole FFT convolution
@@ -547,6 +550,18 @@ def conv_costs(shape1, shape2, dtype1, dtype2, mode="full"):
 def _costs(s1, s2, dt1, dt2, mode):
     """conv_costs of tuples and dtypes, kept: method='auto' asks the same
     question on every call of a loop (~10 us of Python each)."""
+    ctype, macs, precision, units = _conv_work(s1, s2, dt1, dt2, mode)
+    direct = DIRECT_FIXED_SECONDS + macs * DIRECT_SECONDS_PER_MAC[ctype]
+    fft = FFT_FIXED_SECONDS + units * FFT_SECONDS_PER_NLOGN[precision]
+    return fft, direct
+
+
+def _conv_work(s1, s2, dt1, dt2, mode):
+    """The work conv_costs prices (tools/probe_conv_methods.py fits its
+    constants to measurements): (compute type, multiply-adds of the direct
+    kernels, FFT precision, N log2 N units of the FFT convolution), the
+    multiply-adds counted per real correlation (complex inputs run 2 or 4)
+    and the units doubled for complex transforms."""
     rt = numpy.result_type(dt1, dt2)
     nd = len(s1)
     n1, n2 = math.prod(s1), math.prod(s2)
@@ -559,8 +574,7 @@ def _costs(s1, s2, dt1, dt2, mode):
     parts = (dt1.kind == "c") + (dt2.kind == "c")
     single = all(_fft_type(d).char in "fF" for d in (dt1, dt2))
     ctype = "i8" if rt.kind in "biu" else "f4" if rt.char in "efF" else "f8"
-    direct = DIRECT_FIXED_SECONDS + (math.prod(out) * taps * (1, 2, 4)[parts]
-                                     * DIRECT_SECONDS_PER_MAC[ctype])
+    macs = math.prod(out) * taps * (1, 2, 4)[parts]
     if _swap_for_valid(mode, s1, s2):
         s1, s2 = s2, s1
     axes = [a for a in range(nd) if s1[a] != 1 and s2[a] != 1]
@@ -568,8 +582,7 @@ def _costs(s1, s2, dt1, dt2, mode):
     batch = math.prod(full[a] for a in range(nd) if a not in axes)
     size = math.prod(lengths)
     units = batch * size * max(1.0, math.log2(size)) * (2 if parts else 1)
-    fft = FFT_FIXED_SECONDS + units * FFT_SECONDS_PER_NLOGN["f4" if single else "f8"]
-    return fft, direct
+    return ctype, macs, "f4" if single else "f8", units
 
 
 def choose_conv_method(in1, in2, mode="full", measure=False):
