@@ -704,7 +704,7 @@ def test_conv_probe_fit_recovers_known_constants(tmp_path, capsys):
         records.append({"family": family, "shape1": list(s1), "shape2": list(s2), "dtype": dtype,
                         "mode": mode, "direct": dfix + macs * d_rate[ctype],
                         "fft": ffix + units * f_rate[precision]})
-    got = probe.fit_constants(records)
+    got = probe.fit_constants(records, [probe.record_work(r) for r in records])
     assert got[0] == pytest.approx(dfix, rel=1e-6) and got[2] == pytest.approx(ffix, rel=1e-6)
     assert got[1] == pytest.approx(d_rate, rel=1e-6) and got[3] == pytest.approx(f_rate, rel=1e-6)
     path = tmp_path / "conv.json"

@@ -120,13 +120,18 @@ def _weighted_fit(rows, times):
         free = [j for j in free if j not in neg]
 
 
-def fit_constants(records):
-    """The cost model's constants fitted to measured records: (direct fixed
-    seconds, {compute type: seconds a multiply-add}, FFT fixed seconds,
-    {precision: seconds an N log2 N unit})."""
+def record_work(r):
+    """signal._conv_work of a measured record."""
     from gpuarr.scipy import signal
-    work = [signal._conv_work(tuple(r["shape1"]), tuple(r["shape2"]), np.dtype(r["dtype"]),
-                              np.dtype(r["dtype"]), r["mode"]) for r in records]
+    dt = np.dtype(r["dtype"])
+    return signal._conv_work(tuple(r["shape1"]), tuple(r["shape2"]), dt, dt, r["mode"])
+
+
+def fit_constants(records, work):
+    """The cost model's constants fitted to measured records and their
+    record_work: (direct fixed seconds, {compute type: seconds a
+    multiply-add}, FFT fixed seconds, {precision: seconds an N log2 N
+    unit})."""
     ctypes = sorted({w[0] for w, r in zip(work, records) if r["direct"] is not None})
     precisions = sorted({w[2] for w in work})
     drows, dtimes, frows, ftimes = [], [], [], []
@@ -145,7 +150,8 @@ def fit(path):
     from gpuarr.scipy import signal
     data = json.load(open(path))
     recs = data["records"]
-    dfix, d_rate, ffix, f_rate = fit_constants(recs)
+    work = [record_work(r) for r in recs]
+    dfix, d_rate, ffix, f_rate = fit_constants(recs, work)
     print(f"# fitted to {len(recs)} cases on {data.get('device', '?')} ({path})")
     print("DIRECT_SECONDS_PER_MAC = {" + ", ".join(f'"{c}": {v:.3g}' for c, v in d_rate.items())
           + "}")
@@ -158,10 +164,8 @@ def fit(path):
           "fft_us measured / current / fitted | auto current, fitted | faster")
     wrong = {"current": [], "fitted": []}
     crossover = {}
-    for r in recs:
+    for r, (ctype, macs, precision, units) in zip(recs, work):
         s1, s2 = tuple(r["shape1"]), tuple(r["shape2"])
-        ctype, macs, precision, units = signal._conv_work(s1, s2, np.dtype(r["dtype"]),
-                                                          np.dtype(r["dtype"]), r["mode"])
         cur_f, cur_d = signal.conv_costs(s1, s2, r["dtype"], r["dtype"], r["mode"])
         fit_d = dfix + macs * d_rate.get(ctype, math.nan)
         fit_f = ffix + units * f_rate[precision]
