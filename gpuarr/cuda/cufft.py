@@ -223,7 +223,8 @@ class Plan:
                 rc, call = lib.cufftExecZ2D(self.handle, iptr, optr), "cufftExecZ2D"
             else:
                 rc, call = lib.cufftExecC2R(self.handle, iptr, optr), "cufftExecC2R"
-            _check(rc, call, self.layout.describe())
+            if rc:
+                _check(rc, call, self.layout.describe())
             del work            # back to the pool, reused in stream order
 
     def __del__(self):

@@ -700,22 +700,99 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
 
 
 # ================================================ for the FFT convolutions ====
+#
+# gpuarr.scipy.signal's FFT convolution is three transforms of arrays it
+# owns: two zero-padded C-contiguous inputs and their product.  The path
+# above is general (any strides, out=, norm, axes that need several
+# plans) and costs ~80 us of host time a transform on the H100 machine,
+# which left small and mid-sized convolutions host-bound (256^2 x 15^2:
+# 277 us host for 27 us of kernels).  Here each transform is one cached
+# plan run on a fresh C-contiguous array: the padded input is written by
+# at most three launches, and the plan's layout is looked up by shape.
 
-def padded_spectrum(x, axes, lengths, real):
-    """The unscaled forward transform of x (rfftn when real, else fftn)
-    zero-padded to lengths along distinct axes, for gpuarr.scipy.signal:
-    one multi-axis plan, whatever x's size.  (Transforming a small filter
-    one axis at a time, rows first so that the rows of zeros are never
-    transformed, measured slower on the H100: for 127^2 padded to 2160^2
-    in float64, cuFFT's strided C2C down 1081 columns took 209 us, the
-    whole 2-d R2C of the padded filter ~130.)"""
-    return _transform("fftconvolve", x, axes, lengths, "r2c" if real else "c2c", True,
-                      "backward")
+# (kind, shape, strides, dtype char, axes, output shape) -> Layout, or False
+# where none fits
+_conv_layouts = {}
+
+
+def _padded(x, axes, lengths, dtype, scale):
+    """A new C-contiguous array of dtype: x (any strides) cut or
+    zero-padded to lengths along axes (a cut drops only what the
+    convolution's kept part never reads), times scale unless None
+    (computed in dtype).  A buffer mostly of padding is zeroed whole (one
+    memset), any other only along its margins (no element written twice)."""
+    shape = list(x.shape)
+    for ax, n in zip(axes, lengths):
+        shape[ax] = n
+    if any(n < x.shape[ax] for ax, n in zip(axes, lengths)):
+        x = x[tuple(slice(0, n) for n in shape)]
+    inner = tuple(slice(0, n) for n in x.shape)
+    if 2 * x.size <= math.prod(shape):
+        p = _core.zeros(tuple(shape), dtype=dtype)
+    else:
+        p = _core.empty(tuple(shape), dtype=dtype)
+        margin = [slice(None)] * x.ndim
+        for ax, n in zip(axes, lengths):
+            if n > x.shape[ax]:
+                margin[ax] = slice(x.shape[ax], None)
+                p[tuple(margin)] = 0
+                margin[ax] = inner[ax]
+    if scale is None:
+        p[inner] = x
+    else:
+        import gpuarr
+        gpuarr.multiply(x, scale, out=p[inner], dtype=dtype)
+    return p
+
+
+def _conv_run(kind, x, axes, out_shape, out_dtype, forward):
+    """The transform of x (C-contiguous, owned) over axes as one cached
+    plan run: the new output (x itself for c2c), or None where one plan
+    cannot take these axes (the caller then takes the general path)."""
+    key = (kind, x.shape, x.strides, x.dtype.char, axes, out_shape)
+    found = _conv_layouts.get(key)
+    y = x if kind == "c2c" else _core.empty(out_shape, dtype=out_dtype)
+    if found is None:
+        if len(_conv_layouts) >= 1024:
+            _conv_layouts.clear()
+        found = _conv_layouts[key] = _layout(kind, x, y, list(axes)) or False
+    if found is False:
+        return None
+    _execute(found, x, y, forward)
+    return y
+
+
+def padded_spectrum(x, axes, lengths, real, scale=None):
+    """The forward transform (rfftn when real, else fftn) of x zero-padded
+    to lengths along the distinct axes (ascending), x cast to the transform
+    type (float16 to float32, integers and bool to float64) and multiplied
+    by scale unless None, for gpuarr.scipy.signal: one multi-axis plan,
+    whatever x's size.  (Transforming a small filter one axis at a time,
+    rows first so that the rows of zeros are never transformed, measured
+    slower on the H100: for 127^2 padded to 2160^2 in float64, cuFFT's
+    strided C2C down 1081 columns took 209 us, the whole 2-d R2C of the
+    padded filter ~130.)"""
+    dt = _real_of(x.dtype) if real else _complex_of(x.dtype)
+    p = _padded(to_device(x), axes, lengths, dt, scale)
+    kind = "r2c" if real else "c2c"
+    shape = list(p.shape)
+    if real:
+        shape[axes[-1]] = lengths[-1] // 2 + 1
+    y = _conv_run(kind, p, tuple(axes), tuple(shape), _complex_of(dt), True)
+    if y is None:
+        y = _transform("fftconvolve", p, axes, lengths, kind, True, "backward", scratch=True)
+    return y
 
 
 def inverse_spectrum(sp, axes, lengths, real):
     """The unscaled inverse (irfftn of a Hermitian spectrum when real, else
-    ifftn) of the temporary sp, which it overwrites: one multi-axis C2R
-    plan where the layout allows."""
-    return _transform("fftconvolve", sp, axes, lengths, "c2r" if real else "c2c", False,
-                      "forward", hermitian=real, scratch=True)
+    ifftn) of the temporary sp (C-contiguous), which it overwrites: one
+    multi-axis plan where the layout allows."""
+    kind = "c2r" if real else "c2c"
+    shape = list(sp.shape)
+    shape[axes[-1]] = lengths[-1]
+    y = _conv_run(kind, sp, tuple(axes), tuple(shape), _real_of(sp.dtype), False)
+    if y is None:
+        y = _transform("fftconvolve", sp, axes, lengths, kind, False, "forward", hermitian=real,
+                       scratch=True)
+    return y

@@ -413,24 +413,17 @@ def _fft_convolve(in1, in2, mode, axes):
     crop = tuple(slice(b, b + t) for b, t in zip(start, target))
     if not axes:
         return gpuarr.multiply(in1, in2)[crop]
-    t1, t2 = _fft_type(in1.dtype), _fft_type(in2.dtype)
-    if complex_result:
-        t1, t2 = numpy.result_type(t1, 1j), numpy.result_type(t2, 1j)
-    # The inverse transform's 1/N, on the smaller input; the larger one's
-    # padding and transform are queued first, so the GPU works on them while
-    # the host prepares the smaller one (its launches were host-bound gaps).
+    # The inputs in SciPy's FFT types (_fft_type, complex for a complex
+    # result), the inverse transform's 1/N applied to the smaller one; the
+    # larger one's padding and transform are queued first, so the GPU works
+    # on them while the host prepares the smaller one.
     scale = 1.0 / math.prod(lengths)
-
-    def spectrum(x, t=None):
-        if t is not None:
-            x = gpuarr.multiply(x if x.dtype == t else x.astype(t), scale)
-        return _fft.padded_spectrum(x, axes, lengths, real)
     if in2.size <= in1.size:
-        sp1 = spectrum(in1)
-        sp2 = spectrum(in2, t2)
+        sp1 = _fft.padded_spectrum(in1, axes, lengths, real)
+        sp2 = _fft.padded_spectrum(in2, axes, lengths, real, scale)
     else:
-        sp2 = spectrum(in2)
-        sp1 = spectrum(in1, t1)
+        sp2 = _fft.padded_spectrum(in2, axes, lengths, real)
+        sp1 = _fft.padded_spectrum(in1, axes, lengths, real, scale)
     shape = tuple(max(a, b) for a, b in zip(sp1.shape, sp2.shape))
     pt = numpy.result_type(sp1.dtype, sp2.dtype)
     into = next((sp for sp in (sp1, sp2) if sp.shape == shape and sp.dtype == pt), None)
@@ -462,7 +455,7 @@ def _freq_conv_args(in1, in2, mode, axes, fname):
         if len(set(axes)) != len(axes):
             raise ValueError("all axes must be unique")
     s1, s2 = in1.shape, in2.shape
-    conv = [a for a in axes if s1[a] != 1 and s2[a] != 1]
+    conv = sorted(a for a in axes if s1[a] != 1 and s2[a] != 1)
     if not all(s1[a] == s2[a] or s1[a] == 1 or s2[a] == 1 for a in range(nd) if a not in conv):
         raise ValueError(f"incompatible shapes for in1 and in2: {s1} and {s2}")
     if _swap_for_valid(mode, s1, s2, conv):
