@@ -16,15 +16,15 @@ model puts over 40 ms is not timed (its time is then None).  Each record
 holds the shapes, dtype, mode and both medians in seconds.  One line per
 case is printed as it is measured.
 
-Fitting: conv_costs prices each engine as fixed + work x rate, the work
-from signal._conv_work (the direct kernels' multiply-adds by compute type,
-the FFT convolution's N log2 N units by precision).  The fixed term and the
-rates of each engine are fitted by least squares on relative error over
-its measured cases.  Printed: the fitted constants as signal.py's lines;
-every case's measured times and the current and fitted estimates; the
-cases where 'auto' picks the slower engine by more than 10 % (current and
-fitted constants); and each family's crossover, the smallest filter
-measured faster by FFT.
+Fitting: conv_costs prices each engine as the sum of its work terms from
+signal._conv_work (fixed, result elements, multiply-adds by compute type;
+fixed, N log2 N units by precision) times their seconds (signal's
+DIRECT_COSTS and FFT_COSTS).  Each engine's seconds are fitted by least
+squares on relative error over its measured cases.  Printed: the fitted
+constants as signal.py's lines; every case's measured times and the
+current and fitted estimates; the cases where 'auto' picks the slower
+engine by more than 10 % (current and fitted constants) and by how much;
+and each family's crossover, the smallest filter measured faster by FFT.
 """
 import argparse
 import faulthandler
@@ -38,7 +38,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)     # gpuarr from the repository (built in place)
 
-DTYPES = ("float32", "float64", "complex64", "complex128")
+DTYPES = ("float32", "float64", "complex64", "complex128", "int16")
 # (family, input shape, filter sizes, modes): square filters for 2-d.
 GRID = [
     ("2d-256", (256, 256), (3, 5, 9, 15, 23, 31, 47, 63), ("same",)),
@@ -121,29 +121,35 @@ def _weighted_fit(rows, times):
 
 
 def record_work(r):
-    """signal._conv_work of a measured record."""
+    """signal._conv_work of a measured record: ({direct term: amount},
+    {FFT term: amount})."""
     from gpuarr.scipy import signal
     dt = np.dtype(r["dtype"])
     return signal._conv_work(tuple(r["shape1"]), tuple(r["shape2"]), dt, dt, r["mode"])
 
 
+def _fit_engine(pairs):
+    """{term: seconds} fitted to [(work terms, measured seconds)]."""
+    terms = sorted({t for work, _ in pairs for t in work})
+    c = _weighted_fit([[work.get(t, 0.0) for t in terms] for work, _ in pairs],
+                      [sec for _, sec in pairs])
+    return dict(zip(terms, map(float, c)))
+
+
 def fit_constants(records, work):
-    """The cost model's constants fitted to measured records and their
-    record_work: (direct fixed seconds, {compute type: seconds a
-    multiply-add}, FFT fixed seconds, {precision: seconds an N log2 N
-    unit})."""
-    ctypes = sorted({w[0] for w, r in zip(work, records) if r["direct"] is not None})
-    precisions = sorted({w[2] for w in work})
-    drows, dtimes, frows, ftimes = [], [], [], []
-    for r, (ctype, macs, precision, units) in zip(records, work):
-        if r["direct"] is not None:
-            drows.append([1.0] + [macs if c == ctype else 0.0 for c in ctypes])
-            dtimes.append(r["direct"])
-        frows.append([1.0] + [units if p == precision else 0.0 for p in precisions])
-        ftimes.append(r["fft"])
-    dc, fc = _weighted_fit(drows, dtimes), _weighted_fit(frows, ftimes)
-    return (float(dc[0]), dict(zip(ctypes, map(float, dc[1:]))),
-            float(fc[0]), dict(zip(precisions, map(float, fc[1:]))))
+    """The cost model's seconds fitted to measured records and their
+    record_work: ({direct term: seconds}, {FFT term: seconds})."""
+    direct = _fit_engine([(w[0], r["direct"]) for r, w in zip(records, work)
+                          if r["direct"] is not None])
+    return direct, _fit_engine([(w[1], r["fft"]) for r, w in zip(records, work)])
+
+
+def _price(costs, work):
+    return sum(costs.get(t, math.nan) * v for t, v in work.items())
+
+
+def _dict_line(name, d):
+    return f"{name} = {{" + ", ".join(f'"{k}": {v:.3g}' for k, v in d.items()) + "}"
 
 
 def fit(path):
@@ -151,24 +157,19 @@ def fit(path):
     data = json.load(open(path))
     recs = data["records"]
     work = [record_work(r) for r in recs]
-    dfix, d_rate, ffix, f_rate = fit_constants(recs, work)
+    dcost, fcost = fit_constants(recs, work)
     print(f"# fitted to {len(recs)} cases on {data.get('device', '?')} ({path})")
-    print("DIRECT_SECONDS_PER_MAC = {" + ", ".join(f'"{c}": {v:.3g}' for c, v in d_rate.items())
-          + "}")
-    print(f"DIRECT_FIXED_SECONDS = {dfix:.3g}")
-    print("FFT_SECONDS_PER_NLOGN = {" + ", ".join(f'"{p}": {v:.3g}' for p, v in f_rate.items())
-          + "}")
-    print(f"FFT_FIXED_SECONDS = {ffix:.3g}")
+    print(_dict_line("DIRECT_COSTS", dcost))
+    print(_dict_line("FFT_COSTS", fcost))
 
     print("\nfamily shape2 dtype mode | direct_us measured / current / fitted | "
           "fft_us measured / current / fitted | auto current, fitted | faster")
     wrong = {"current": [], "fitted": []}
     crossover = {}
-    for r, (ctype, macs, precision, units) in zip(recs, work):
+    for r, (dwork, fwork) in zip(recs, work):
         s1, s2 = tuple(r["shape1"]), tuple(r["shape2"])
         cur_f, cur_d = signal.conv_costs(s1, s2, r["dtype"], r["dtype"], r["mode"])
-        fit_d = dfix + macs * d_rate.get(ctype, math.nan)
-        fit_f = ffix + units * f_rate[precision]
+        fit_d, fit_f = _price(dcost, dwork), _price(fcost, fwork)
         d, f = r["direct"], r["fft"]
         faster = "fft" if d is None or f < d else "direct"
         picks = {"current": "fft" if cur_f < cur_d else "direct",
@@ -177,7 +178,7 @@ def fit(path):
         for name, pick in picks.items():
             chosen = f if pick == "fft" else d
             if chosen is None or chosen > SLOWER * best:
-                wrong[name].append((r, pick))
+                wrong[name].append((r, pick, math.inf if chosen is None else chosen / best))
         key = (r["family"], r["dtype"], r["mode"])
         crossover.setdefault(key, None)
         if faster == "fft" and (crossover[key] is None or s2[0] < crossover[key]):
@@ -187,10 +188,12 @@ def fit(path):
               f"{fit_d * 1e6:.1f} | {f * 1e6:.1f} / {cur_f * 1e6:.1f} / {fit_f * 1e6:.1f} | "
               f"{picks['current']}, {picks['fitted']} | {faster}")
     for name, bad in wrong.items():
+        worst = max((x for _, _, x in bad), default=1.0)
         print(f"\n'auto' with the {name} constants picks the slower engine (> {SLOWER:.2f}x) "
-              f"in {len(bad)} of {len(recs)} cases")
-        for r, pick in bad:
-            print(f"  {r['family']} {tuple(r['shape2'])} {r['dtype']} {r['mode']}: picks {pick}")
+              f"in {len(bad)} of {len(recs)} cases (at worst {worst:.2f}x the faster one's time)")
+        for r, pick, x in bad:
+            print(f"  {r['family']} {tuple(r['shape2'])} {r['dtype']} {r['mode']}: picks {pick}, "
+                  f"{x:.2f}x")
     print("\ncrossover (smallest filter measured faster by FFT; None: direct throughout)")
     for (family, dtype, mode), k in crossover.items():
         print(f"  {family} {dtype} {mode}: {k}")

@@ -500,24 +500,36 @@ def _normalize_axis(a, nd):
 
 
 # ------------------------------------------------- method='auto' --------
-# Estimated device seconds of the two engines, from shapes and dtypes only.
-# PLACEHOLDERS until measured on the lent H100 (issue 22): derived from the
-# direct tile kernel's 93 us for 2062^2 x 225 float64 multiply-adds and
-# cuFFT's 2-d double transforms at ~2048^2 (~50 us each), not fitted.
-# tools/probe_conv_methods.py times both engines over a grid of shapes,
-# dtypes and modes and fits these constants (_conv_work gives the work
-# they price); it has not run on the H100 yet.
-# DIRECT_SECONDS_PER_MAC: one multiply-add of the direct kernels, by compute
-# type (float32, float64, wrapping int64), per real correlation (complex
-# inputs run 2 or 4).  FFT_SECONDS_PER_NLOGN: the whole FFT convolution
-# (two forward transforms, the product, one inverse, the padding) per
-# N log2 N of the padded transform size N, times the batch; complex
-# transforms count twice.  The fixed terms are the launches and host work
-# of each path.
-DIRECT_SECONDS_PER_MAC = {"f4": 5.0e-14, "f8": 1.0e-13, "i8": 2.0e-13}
-DIRECT_FIXED_SECONDS = 10e-6
-FFT_SECONDS_PER_NLOGN = {"f4": 1.5e-12, "f8": 3.0e-12}
-FFT_FIXED_SECONDS = 60e-6
+# Estimated device seconds of the two engines, from shapes and dtypes only:
+# each engine's cost is the sum of its work terms (_conv_work) times the
+# seconds each term costs (DIRECT_COSTS, FFT_COSTS).  The seconds are fitted
+# by tools/probe_conv_methods.py to both engines timed as the user calls
+# them (signal.convolve, CUDA events, host work included) over 2-d 256^2 to
+# 2048^2, 1-d 1M/4M and 3-d 128^3 inputs, float32/64, complex64/128 and
+# int16, 'same'/'full'/'valid', on the lent H100 (the records are
+# benchmarks/results/<GPU>-conv-methods.json; the fit and the cases 'auto'
+# gets wrong are in <GPU>-conv-methods.md).  Terms:
+#   direct: "fixed" (launches and host work; complex inputs run 2 or 4 real
+#   correlations and the combining passes: "fixed complex", "output
+#   complex" a result element), "output" a result element, and "mac f4",
+#   "mac f8", "mac i8" one multiply-add by compute type (counted per real
+#   correlation), scaled up by DIRECT_FULL_OUTPUTS / outputs below that many
+#   outputs (too few blocks to fill the GPU);
+#   fft: "fixed" (the three cuFFT plans' launches and host work) and
+#   "nlogn f4", "nlogn f8": the whole convolution (padding, two forward
+#   transforms, the product, one inverse) per N log2 N of the padded
+#   transform size N times the batch, complex transforms counting twice.
+# DIRECT_FULL_OUTPUTS is not fitted by least squares: on the H100's
+# records 0 gives 38 wrong picks (> 1.10x slower) of 305, 1e5..1e6 give
+# 29-36, 4e5 gives 30.  With the fitted seconds below, 'auto' picks the
+# slower engine in 30 of the 305 cases, at worst 3.1x slower (3-d
+# complex64 x 5^3: the complex direct path, four real correlations of
+# strided parts, costs more than these terms say at 2048^2 and 128^3).
+DIRECT_FULL_OUTPUTS = 4e5
+DIRECT_COSTS = {"fixed": 2.38e-05, "fixed complex": 3.37e-05, "mac f4": 8.08e-14,
+                "mac f8": 1.17e-13, "mac i8": 3.34e-13, "output": 5.65e-12,
+                "output complex": 4.56e-12}
+FFT_COSTS = {"fixed": 1.36e-04, "nlogn f4": 9.55e-13, "nlogn f8": 2.48e-12}
 
 
 def _fft_exact_for(dt1, dt2, smaller):
@@ -534,8 +546,8 @@ def _fft_exact_for(dt1, dt2, smaller):
 
 def conv_costs(shape1, shape2, dtype1, dtype2, mode="full"):
     """(fft_seconds, direct_seconds): the cost model behind method='auto'
-    for convolving inputs of these shapes and dtypes (the placeholder
-    constants above; no device needed)."""
+    for convolving inputs of these shapes and dtypes (DIRECT_COSTS and
+    FFT_COSTS above, fitted on the H100; no device needed)."""
     return _costs(tuple(shape1), tuple(shape2), numpy.dtype(dtype1), numpy.dtype(dtype2), mode)
 
 
@@ -543,18 +555,15 @@ def conv_costs(shape1, shape2, dtype1, dtype2, mode="full"):
 def _costs(s1, s2, dt1, dt2, mode):
     """conv_costs of tuples and dtypes, kept: method='auto' asks the same
     question on every call of a loop (~10 us of Python each)."""
-    ctype, macs, precision, units = _conv_work(s1, s2, dt1, dt2, mode)
-    direct = DIRECT_FIXED_SECONDS + macs * DIRECT_SECONDS_PER_MAC[ctype]
-    fft = FFT_FIXED_SECONDS + units * FFT_SECONDS_PER_NLOGN[precision]
-    return fft, direct
+    direct, fft = _conv_work(s1, s2, dt1, dt2, mode)
+    return (sum(FFT_COSTS[k] * v for k, v in fft.items()),
+            sum(DIRECT_COSTS[k] * v for k, v in direct.items()))
 
 
 def _conv_work(s1, s2, dt1, dt2, mode):
-    """The work conv_costs prices (tools/probe_conv_methods.py fits its
-    constants to measurements): (compute type, multiply-adds of the direct
-    kernels, FFT precision, N log2 N units of the FFT convolution), the
-    multiply-adds counted per real correlation (complex inputs run 2 or 4)
-    and the units doubled for complex transforms."""
+    """The work conv_costs prices, as ({direct term: amount}, {FFT term:
+    amount}) with the terms of DIRECT_COSTS and FFT_COSTS
+    (tools/probe_conv_methods.py fits their seconds to measurements)."""
     rt = numpy.result_type(dt1, dt2)
     nd = len(s1)
     n1, n2 = math.prod(s1), math.prod(s2)
@@ -567,7 +576,10 @@ def _conv_work(s1, s2, dt1, dt2, mode):
     parts = (dt1.kind == "c") + (dt2.kind == "c")
     single = all(_fft_type(d).char in "fF" for d in (dt1, dt2))
     ctype = "i8" if rt.kind in "biu" else "f4" if rt.char in "efF" else "f8"
-    macs = math.prod(out) * taps * (1, 2, 4)[parts]
+    outputs = math.prod(out)
+    macs = outputs * taps * (1, 2, 4)[parts] * max(1.0, DIRECT_FULL_OUTPUTS / max(outputs, 1))
+    c = " complex" if parts else ""
+    direct = {"fixed" + c: 1.0, "output" + c: float(outputs), "mac " + ctype: macs}
     if _swap_for_valid(mode, s1, s2):
         s1, s2 = s2, s1
     axes = [a for a in range(nd) if s1[a] != 1 and s2[a] != 1]
@@ -575,7 +587,7 @@ def _conv_work(s1, s2, dt1, dt2, mode):
     batch = math.prod(full[a] for a in range(nd) if a not in axes)
     size = math.prod(lengths)
     units = batch * size * max(1.0, math.log2(size)) * (2 if parts else 1)
-    return ctype, macs, "f4" if single else "f8", units
+    return direct, {"fixed": 1.0, "nlogn " + ("f4" if single else "f8"): units}
 
 
 def choose_conv_method(in1, in2, mode="full", measure=False):
