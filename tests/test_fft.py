@@ -530,6 +530,37 @@ def test_layouts_of_contiguous_arrays(monkeypatch):
                                           (cufft.Z2D, (16,), 1, 9, 8)]
 
 
+def test_contiguous_calls_go_straight_to_one_plan(monkeypatch):
+    """A whole C-contiguous input of the compute type runs one plan without
+    the general path's _prepare; a padded, cast, strided or 4-axis one goes
+    through it; both give NumPy's answer."""
+    _fft_emulation.install_fft_model(monkeypatch)
+    bk = _fft_emulation.Backend("model")
+    prepared = []
+    real_prepare = gfft._fft._prepare
+    monkeypatch.setattr(gfft._fft, "_prepare",
+                        lambda *a: prepared.append(1) or real_prepare(*a))
+    rng = np.random.default_rng(5)
+    x = rng.random((6, 8)) + 1j * rng.random((6, 8))
+    r = rng.random((6, 8)).astype(np.float32)
+    every = (slice(None),)
+    straight = [(gfft.fft2, x, every, {}), (gfft.ifft2, x, every, {"norm": "ortho"}),
+                (gfft.rfft, r, every, {}), (gfft.fft, x, every, {"axis": 0}),
+                (gfft.rfftn, r, every, {"axes": (0, 1)})]
+    general = [(gfft.fft2, x, every, {"s": (8, 8)}),
+               (gfft.fft, x, (slice(None), slice(0, None, 2)), {}),
+               (gfft.rfft, r.astype(np.float16), every, {}),
+               (gfft.fft, x.astype(np.complex64), every, {"n": 5}),
+               (gfft.fftn, x.reshape(1, 2, 3, 8), every, {})]
+    for cases, expect in ((straight, 0), (general, 1)):
+        for f, a, view, kw in cases:
+            prepared.clear()
+            got = f(bk.asarray(a)[view], **kw)
+            want = getattr(np.fft, f.__name__)(a[view], **kw)
+            assert len(prepared) == expect, (f.__name__, a.shape, a.dtype, view, kw)
+            check_fft(np.asarray(got), want)
+
+
 # ================================== FFT convolution against SciPy =========
 
 def _check_conv(got, want, dtype):

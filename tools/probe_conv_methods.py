@@ -82,7 +82,8 @@ def measure(out_path, quick):
             arrays[key] = gp.asarray(h.astype(dtype))
         return arrays[key]
 
-    print("family shape1 shape2 dtype mode direct_us fft_us model_direct_us model_fft_us", flush=True)
+    print("family shape1 shape2 dtype mode direct_us fft_us model_direct_us model_fft_us",
+          flush=True)
     for family, s1, s2, dtype, mode in cases(quick):
         a, k = array(s1, dtype), array(s2, dtype)
         model_fft, model_direct = signal.conv_costs(s1, s2, dtype, dtype, mode)

@@ -27,6 +27,12 @@ Every transform goes through one path:
    order='K'), so a transform does not transpose data; ``norm`` scales it
    with one multiply (cuFFT does not normalise).
 
+The common call, a whole C-contiguous input of the compute type whose axes
+(at most three, none padded or cut) fit one plan, goes from step 1 straight
+to one plan run into a new C-contiguous output: the host's time before the
+first cuFFT kernel is what separated gpuarr's fft2 and rfft from CuPy's
+(same kernels, same kernel times on the H100).
+
 Real transforms: rfft/rfftn run cuFFT's R2C (D2Z) along the last listed
 axis, then complex transforms along the others.  irfft/irfftn run the
 complex inverses along the other axes first, then C2R (Z2D) along the last,
@@ -498,7 +504,17 @@ def _transform(fname, a, axes, lengths, kind, forward, norm, out=None, hermitian
         shape[axes[-1]] = lengths[-1] // 2 + 1
     if out is not None:
         _check_out(out, shape, rdt, fname)
-    x, owned = _prepare(to_device(a), sizes, xdt)
+    a = to_device(a)
+    if out is None and not conj_in and kind != "c2r" and len(axes) <= 3 and a.dtype == xdt \
+            and a.size and a.flags.c_contiguous \
+            and all(a.shape[ax] == n > 1 for ax, n in zip(axes, lengths)):
+        # The common call (a whole contiguous array of the compute type, no
+        # padding, one plan): straight to the plan run, without _prepare,
+        # _alloc_like and the search for plan groups below.
+        y = _core.empty(tuple(shape), dtype=ydt)
+        if _run(kind, a, y, axes, forward):
+            return _finish(y, norm, lengths, forward, kind, dt, conj_out, rdt)
+    x, owned = _prepare(a, sizes, xdt)
     owned = owned or scratch
     if conj_in and dt.kind == "c":
         import gpuarr
@@ -541,19 +557,26 @@ def _transform(fname, a, axes, lengths, kind, forward, norm, out=None, hermitian
                 if active:
                     _c2c(x, x, active, False)
                 y[...] = x.real
-        f = _factor(norm, lengths, forward, 0 if kind == "c2r" else -1,
-                    numpy.result_type(_real_of(dt) if dt.kind == "c" else dt, 1.0))
-        if f is not None or conj_out:
-            import gpuarr
-            if f is not None:
-                gpuarr.multiply(y, f, out=y)
-            if conj_out:
-                gpuarr.conjugate(y, out=y)
+        _finish(y, norm, lengths, forward, kind, dt, conj_out, None)
     if out is not None:
         if y is not out:
             out[...] = y
         return out
     return y if y.dtype == rdt else y.astype(rdt)
+
+
+def _finish(y, norm, lengths, forward, kind, dt, conj_out, rdt):
+    """y scaled for norm and conjugated (conj_out) in place; returned as
+    rdt unless None."""
+    f = _factor(norm, lengths, forward, 0 if kind == "c2r" else -1,
+                numpy.result_type(_real_of(dt) if dt.kind == "c" else dt, 1.0))
+    if f is not None or conj_out:
+        import gpuarr
+        if f is not None:
+            gpuarr.multiply(y, f, out=y)
+        if conj_out:
+            gpuarr.conjugate(y, out=y)
+    return y if rdt is None or y.dtype == rdt else y.astype(rdt)
 
 
 # ======================================================== 1-d functions ====
@@ -706,13 +729,9 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
 # above is general (any strides, out=, norm, axes that need several
 # plans) and costs ~80 us of host time a transform on the H100 machine,
 # which left small and mid-sized convolutions host-bound (256^2 x 15^2:
-# 277 us host for 27 us of kernels).  Here each transform is one cached
-# plan run on a fresh C-contiguous array: the padded input is written by
-# at most three launches, and the plan's layout is looked up by shape.
-
-# (kind, shape, strides, dtype char, axes, output shape) -> Layout, or False
-# where none fits
-_conv_layouts = {}
+# 277 us host for 27 us of kernels).  Here each transform is one plan run
+# (_run) on a fresh C-contiguous array, the padded input written by at
+# most three launches.
 
 
 def _padded(x, axes, lengths, dtype, scale):
@@ -745,23 +764,6 @@ def _padded(x, axes, lengths, dtype, scale):
     return p
 
 
-def _conv_run(kind, x, axes, out_shape, out_dtype, forward):
-    """The transform of x (C-contiguous, owned) over axes as one cached
-    plan run: the new output (x itself for c2c), or None where one plan
-    cannot take these axes (the caller then takes the general path)."""
-    key = (kind, x.shape, x.strides, x.dtype.char, axes, out_shape)
-    found = _conv_layouts.get(key)
-    y = x if kind == "c2c" else _core.empty(out_shape, dtype=out_dtype)
-    if found is None:
-        if len(_conv_layouts) >= 1024:
-            _conv_layouts.clear()
-        found = _conv_layouts[key] = _layout(kind, x, y, list(axes)) or False
-    if found is False:
-        return None
-    _execute(found, x, y, forward)
-    return y
-
-
 def padded_spectrum(x, axes, lengths, real, scale=None):
     """The forward transform (rfftn when real, else fftn) of x zero-padded
     to lengths along the distinct axes (ascending), x cast to the transform
@@ -778,8 +780,8 @@ def padded_spectrum(x, axes, lengths, real, scale=None):
     shape = list(p.shape)
     if real:
         shape[axes[-1]] = lengths[-1] // 2 + 1
-    y = _conv_run(kind, p, tuple(axes), tuple(shape), _complex_of(dt), True)
-    if y is None:
+    y = p if kind == "c2c" else _core.empty(tuple(shape), dtype=_complex_of(dt))
+    if not _run(kind, p, y, axes, True):
         y = _transform("fftconvolve", p, axes, lengths, kind, True, "backward", scratch=True)
     return y
 
@@ -791,8 +793,8 @@ def inverse_spectrum(sp, axes, lengths, real):
     kind = "c2r" if real else "c2c"
     shape = list(sp.shape)
     shape[axes[-1]] = lengths[-1]
-    y = _conv_run(kind, sp, tuple(axes), tuple(shape), _real_of(sp.dtype), False)
-    if y is None:
+    y = sp if kind == "c2c" else _core.empty(tuple(shape), dtype=_real_of(sp.dtype))
+    if not _run(kind, sp, y, axes, False):
         y = _transform("fftconvolve", sp, axes, lengths, kind, False, "forward", hermitian=real,
                        scratch=True)
     return y
