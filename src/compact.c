@@ -59,30 +59,23 @@ fail:
 
 /* ------------------------------------------------------------ compaction - */
 
-/* Compact the first n flags (n > 0): dst gets the kept elements of src
- * (itemsize bytes each) or, with itemsize 0, their int64 positions.  The
- * kernel writes the count straight into pinned host memory, so reading it
- * costs one stream synchronisation and no copy.  With `first` (a device
- * word some earlier launch on the stream filled), its value is read too.
- * 0 / -1. */
-static int
-compact(int device, int itemsize, int64_t n, const char *src, const uint8_t *flags, char *dst,
-        int64_t *count, const uint64_t *first, uint64_t *first_host, cudaStream_t stream)
+int
+ga_compact_counted(int device, size_t scratch_bytes, ga_counted_launch launch, const void *ctx,
+                   const uint64_t *first, uint64_t *first_host, int64_t *count,
+                   cudaStream_t stream)
 {
-    size_t temp_bytes = 0;
-    char *temp = NULL;
+    char *scratch = NULL;
     int64_t *host = ga_pinned_malloc(sizeof(int64_t));
     if (host == NULL)
         return -1;
     *host = 0;
-    GA_CUDA_TRY(ga_launch_compact(itemsize, n, NULL, NULL, NULL, NULL, NULL, &temp_bytes,
-                                  stream));
-    if ((temp = ga_pool_scratch(device, &temp_bytes, stream)) == NULL)
+    if ((scratch = ga_pool_scratch(device, &scratch_bytes, stream)) == NULL)
         goto fail;
-    GA_LAUNCH_TRY(ga_launch_compact(itemsize, n, src, flags, dst, host, temp, &temp_bytes,
-                                    stream), stream);
-    ga_pool_free(device, temp, temp_bytes, stream);
-    temp = NULL;
+    if (ga_check_launch(launch(ctx, scratch, scratch_bytes, host, stream), "compaction",
+                        stream) < 0)
+        goto fail;
+    ga_pool_free(device, scratch, scratch_bytes, stream);
+    scratch = NULL;
     if (first != NULL) {
         if (ga_read_small(first_host, first, sizeof(*first), stream,
                           "reading the number of selected elements") < 0)
@@ -94,9 +87,44 @@ compact(int device, int itemsize, int64_t n, const char *src, const uint8_t *fla
     ga_pinned_free(host, sizeof(int64_t));
     return 0;
 fail:
-    if (temp != NULL)
-        ga_pool_free(device, temp, temp_bytes, stream);
+    if (scratch != NULL)
+        ga_pool_free(device, scratch, scratch_bytes, stream);
     ga_pinned_free(host, sizeof(int64_t));
+    return -1;
+}
+
+/* compact()'s launch through ga_compact_counted. */
+struct compact_args {
+    int itemsize;
+    int64_t n;
+    const char *src;
+    const uint8_t *flags;
+    char *dst;
+};
+
+static cudaError_t
+compact_launch(const void *ctx, void *scratch, size_t scratch_bytes, int64_t *count,
+               cudaStream_t stream)
+{
+    const struct compact_args *c = ctx;
+    return ga_launch_compact(c->itemsize, c->n, c->src, c->flags, c->dst, count, scratch,
+                             &scratch_bytes, stream);
+}
+
+/* Compact the first n flags (n > 0): dst gets the kept elements of src
+ * (itemsize bytes each) or, with itemsize 0, their int64 positions; with
+ * `first`, that device word is read into *first_host too.  0 / -1. */
+static int
+compact(int device, int itemsize, int64_t n, const char *src, const uint8_t *flags, char *dst,
+        int64_t *count, const uint64_t *first, uint64_t *first_host, cudaStream_t stream)
+{
+    struct compact_args c = {itemsize, n, src, flags, dst};
+    size_t temp_bytes = 0;
+    GA_CUDA_TRY(ga_launch_compact(itemsize, n, NULL, NULL, NULL, NULL, NULL, &temp_bytes,
+                                  stream));
+    return ga_compact_counted(device, temp_bytes, compact_launch, &c, first, first_host, count,
+                              stream);
+fail:
     return -1;
 }
 

@@ -427,6 +427,18 @@ ga_array *ga_compact_true(ga_array *cond, ga_array *values, npy_intp limit);
  * length `count`: the same array, or the elements moved to an exact block
  * when the spare room would be most of a large block; NULL on error. */
 ga_array *ga_compact_shrink(ga_array *out, npy_intp count);
+/* A single-pass compaction's launch (compact.cuh's kernels): it writes the
+ * number kept to *count, pinned host memory, using `scratch`
+ * (scratch_bytes of pooled device memory). */
+typedef cudaError_t (*ga_counted_launch)(const void *ctx, void *scratch, size_t scratch_bytes,
+                                         int64_t *count, cudaStream_t stream);
+/* Run `launch` with scratch_bytes of pooled scratch and a pinned count,
+ * wait for the stream (with `first`, reading that device word into
+ * *first_host in the same synchronisation) and give the count: the one
+ * synchronisation of a data-dependent result size.  0 / -1. */
+int ga_compact_counted(int device, size_t scratch_bytes, ga_counted_launch launch,
+                       const void *ctx, const uint64_t *first, uint64_t *first_host,
+                       int64_t *count, cudaStream_t stream);
 /* The coordinates of a's true elements: an (ndim, count) int64 array. */
 ga_array *ga_compact_nonzero(ga_array *a);
 /* ndarray methods of compact.c (listed in methods.c). */

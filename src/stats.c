@@ -189,6 +189,22 @@ fail:
     return NULL;
 }
 
+/* py_clip_compress's launch through ga_compact_counted. */
+struct clip_select {
+    const ga_clip_args *a;
+    int use_bounds;
+    void *out;
+};
+
+static cudaError_t
+clip_select_launch(const void *ctx, void *scratch, size_t scratch_bytes, int64_t *count,
+                   cudaStream_t stream)
+{
+    const struct clip_select *c = ctx;
+    (void)scratch_bytes;
+    return ga_launch_clip_select(c->a, c->use_bounds, c->out, scratch, count, stream);
+}
+
 /* _clip_compress(data, state, inclusive, use_bounds) -> the survivors of a
  * single row in their order: inside the interval of every clip, or with
  * use_bounds the finite values inside the last bounds.  One single-pass
@@ -199,12 +215,8 @@ py_clip_compress(PyObject *self, PyObject *args)
 {
     ga_array *data, *state, *out = NULL;
     int inclusive, use_bounds;
-    int64_t nrows, *total = NULL;
-    npy_intp count;
-    void *scratch = NULL;
-    size_t scratch_bytes = 0;
+    int64_t nrows, count = 0;
     ga_clip_args a;
-    cudaStream_t stream;
     memset(&a, 0, sizeof(a));
     if (!PyArg_ParseTuple(args, "O!O!pp", &GA_ArrayType, &data, &GA_ArrayType, &state, &inclusive,
                           &use_bounds))
@@ -212,35 +224,18 @@ py_clip_compress(PyObject *self, PyObject *args)
     npy_intp n = ga_array_size(data);
     if (clip_check_data(data, n > 0 ? n : 1, &nrows) < 0 || clip_check_state(state, nrows) < 0)
         return NULL;
-    stream = ga_runtime_device_stream(data->device);
     Py_INCREF(data->descr);
     out = ga_array_empty(1, &n, data->descr, 0, data->device);
     if (out == NULL || n == 0)
         return (PyObject *)out;
     clip_args(&a, data, nrows, state, inclusive);
-    scratch_bytes = ga_clip_select_state_bytes(&a);
-    int failed = 0;
-    scratch = ga_pool_malloc(data->device, scratch_bytes, stream, &failed);
-    if (failed)
-        goto fail;
-    if ((total = ga_pinned_malloc(sizeof(int64_t))) == NULL)
-        goto fail;
-    *total = 0;
-    GA_LAUNCH_TRY(ga_launch_clip_select(&a, use_bounds, out->data, scratch, total, stream),
-                  stream);
-    ga_pool_free(data->device, scratch, scratch_bytes, stream);
-    scratch = NULL;
-    if (ga_wait_stream(stream, "sigma clipping") < 0)
-        goto fail;
-    count = (npy_intp)*(volatile int64_t *)total;
-    ga_pinned_free(total, sizeof(int64_t));
-    return (PyObject *)ga_compact_shrink(out, count);
-fail:
-    ga_pinned_free(total, sizeof(int64_t));
-    if (scratch != NULL)
-        ga_pool_free(data->device, scratch, scratch_bytes, stream);
-    Py_XDECREF(out);
-    return NULL;
+    struct clip_select c = {&a, use_bounds, out->data};
+    if (ga_compact_counted(data->device, ga_clip_select_state_bytes(&a), clip_select_launch, &c,
+                           NULL, NULL, &count, ga_runtime_device_stream(data->device)) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return (PyObject *)ga_compact_shrink(out, (npy_intp)count);
 }
 
 /* _clip_extract(data, rowlen, state, field) -> one value per row: field a
