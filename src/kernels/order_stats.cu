@@ -108,15 +108,13 @@ __device__ void sel_step(SelState *st, int64_t n, int kind, ga_type type, int mo
     if (s_done)
         return;
     int bucket[2];
-    int64_t below[2], count[2];
+    int64_t below[2];
     const int64_t ranks[2] = {st->rank[0], st->rank[1]};
-    if (shared) {
-        ga_block_select_bins<SEL_THREADS>(st->hist[0], nbins, ranks, bucket, below, count);
-    } else {
-        for (int tg = 0; tg < 2; ++tg)
-            ga_block_select_bin<SEL_THREADS>(st->hist[tg], nbins, ranks[tg], &bucket[tg],
-                                             &below[tg], &count[tg]);
-    }
+    ga_block_select_two<SEL_THREADS>(st->hist[0], st->hist[1], shared, nbins, ranks,
+                                     [&](int t, int bin, int64_t under, int64_t) {
+                                         bucket[t] = bin;
+                                         below[t] = under;
+                                     });
     for (int b = threadIdx.x; b < nbins; b += SEL_THREADS) {
         st->hist[0][b] = 0;
         st->hist[1][b] = 0;

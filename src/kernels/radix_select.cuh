@@ -112,4 +112,30 @@ __device__ void ga_block_select_bin(const C *hist, int nbins, int64_t rank, int 
     *count = n[0];
 }
 
+// The bins of two ranks (the two middles of a median, a quantile's two
+// neighbours): from one scan of hist0 while both are in one histogram
+// (`shared`), else rank t's from its own histogram (hist0, hist1), one
+// scan each.  take(t, bin, below, count) is called by every thread as each
+// rank's bin is known (after the other's scan has read its rank, so take
+// may update rank t in place).  Whole block.
+template <int THREADS, class C, class Take>
+__device__ void ga_block_select_two(const C *hist0, const C *hist1, bool shared, int nbins,
+                                    const int64_t (&rank)[2], Take take)
+{
+    if (shared) {
+        int bin[2];
+        int64_t below[2], count[2];
+        ga_block_select_bins<THREADS>(hist0, nbins, rank, bin, below, count);
+        take(0, bin[0], below[0], count[0]);
+        take(1, bin[1], below[1], count[1]);
+        return;
+    }
+    for (int t = 0; t < 2; ++t) {
+        int bin;
+        int64_t below, count;
+        ga_block_select_bin<THREADS>(t ? hist1 : hist0, nbins, rank[t], &bin, &below, &count);
+        take(t, bin, below, count);
+    }
+}
+
 #endif

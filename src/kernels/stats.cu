@@ -458,34 +458,17 @@ __device__ void clip_pick(ga_clip_state &st, const C *hist, int pass, int64_t *c
     int shift, width;
     clip_digit<T>(pass, &shift, &width);
     const bool split = pass > 0 && st.prefix[0] != st.prefix[1];
-    if (ONE_SCAN && !split) {
-        const int64_t ranks[2] = {st.rank[0], st.rank[1]};
-        int bins[2];
-        int64_t below[2], count[2];
-        ga_block_select_bins<THREADS>(hist, 1 << width, ranks, bins, below, count);
-        if (threadIdx.x == 0)
-            for (int t = 0; t < 2; ++t) {
-                st.prefix[t] = (st.prefix[t] << width) | (uint64_t)bins[t];
-                st.rank[t] -= below[t];
-                if (counts != nullptr)
-                    counts[t] = count[t];
-            }
-        __syncthreads();
-        return;
-    }
-    for (int t = 0; t < 2; ++t) {
-        int bin;
-        int64_t below, count;
-        ga_block_select_bin<THREADS>(hist + (t == 1 && split ? GA_RADIX_BINS : 0), 1 << width,
-                                     st.rank[t], &bin, &below, &count);
-        if (threadIdx.x == 0) {
-            st.prefix[t] = (st.prefix[t] << width) | (uint64_t)bin;
-            st.rank[t] -= below;
-            if (counts != nullptr)
-                counts[t] = count;
-        }
-        __syncthreads();
-    }
+    ga_block_select_two<THREADS>(hist, hist + (split ? GA_RADIX_BINS : 0), ONE_SCAN && !split,
+                                 1 << width, st.rank,
+                                 [&](int t, int bin, int64_t below, int64_t count) {
+                                     if (threadIdx.x == 0) {
+                                         st.prefix[t] = (st.prefix[t] << width) | (uint64_t)bin;
+                                         st.rank[t] -= below;
+                                         if (counts != nullptr)
+                                             counts[t] = count;
+                                     }
+                                 });
+    __syncthreads();
 }
 
 // ============================== kernels ====================================
