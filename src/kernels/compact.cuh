@@ -31,7 +31,10 @@
 
 // Tiles of n elements, and the bytes of the state a compaction needs
 // (zeroed before the launch): the tile counter and a status word a tile.
-__host__ __device__ inline int64_t ga_compact_tiles(int64_t n) { return (n + CP_TILE - 1) / CP_TILE; }
+__host__ __device__ inline int64_t ga_compact_tiles(int64_t n)
+{
+    return (n + CP_TILE - 1) / CP_TILE;
+}
 __host__ __device__ inline size_t ga_compact_state_bytes(int64_t n)
 {
     return 8 * (size_t)(1 + ga_compact_tiles(n));

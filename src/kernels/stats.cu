@@ -22,15 +22,16 @@
 // in shared memory (binned, the middle bins' few keys ranked); and the
 // moments pass of each iteration also gathers the values around the last
 // median (a bracket sized by what the last clip removed), which usually
-// hold the new one -- an iteration is then one pass over the data.  Where cooperative launches are not available, one
-// kernel per digit pass (k_clip_pass): blocks histogram into shared memory
-// and add the non-zero bins to a global histogram; the last block to
-// finish (a ticket) reduces the moment partials in a fixed order, picks
-// the digit, updates the row's state and clears the histogram for the next
-// pass; every pass first checks the state's `done` flag, so the host can
-// queue iterations ahead and those after convergence cost only a launch.
-// Many rows (axis given, or a small array) take one block per row and run
-// every iteration inside one launch (k_clip_rows).  Only the survivors of
+// hold the new one -- an iteration is then one pass over the data.  Where
+// cooperative launches are not available, one kernel per digit pass
+// (k_clip_pass): blocks histogram into shared memory and add the non-zero
+// bins to a global histogram; the last block to finish (a ticket) reduces
+// the moment partials in a fixed order, picks the digit, updates the row's
+// state and clears the histogram for the next pass; every pass first
+// checks the state's `done` flag, so the host can queue iterations ahead
+// and those after convergence cost only a launch.  Many rows (axis given,
+// or a small array) take one block per row and run every iteration inside
+// one launch (k_clip_rows).  Only the survivors of
 // the one row (masked=False, compressed()) are compacted at the end, by
 // compact.cuh's single pass (k_clip_select).
 #include "compact.cuh"
@@ -561,8 +562,8 @@ k_clip_pass(ga_clip_args a, int phase, int pass, int final)
     const ClipPass<T> c = clip_pass_of<T>(st, a, phase, pass);
     Moments m{0.0, 0.0, 0.0, 0.0};
     clip_scan_values<T, CV_RUNTIME>((const T *)a.data, 0, a.rowlen,
-                        (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
-                        (int64_t)gridDim.x * blockDim.x, c, m, hist);
+                                    (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
+                                    (int64_t)gridDim.x * blockDim.x, c, m, hist);
     if (c.moments)
         m = block_sum(m);
     __syncthreads();
@@ -866,8 +867,7 @@ __global__ void __launch_bounds__(CL_GRID_THREADS, CL_GRID_SM_THREADS / CL_GRID_
                     }
                     __syncthreads();
                     Moments m{0.0, 0.0, 0.0, 0.0};
-                    clip_scan<T>((const T *)a.data, 0, a.rowlen, first, stride, c, m,
-                                        hist);
+                    clip_scan<T>((const T *)a.data, 0, a.rowlen, first, stride, c, m, hist);
                     if (c.moments)
                         m = block_sum<CL_GRID_THREADS>(m);
                     __syncthreads();
@@ -966,7 +966,8 @@ __global__ void __launch_bounds__(CL_THREADS) k_clip_rows(ga_clip_args a)
                             hist[k] = 0;
                         __syncthreads();
                         Moments m{0.0, 0.0, 0.0, 0.0};
-                        clip_scan_values<T, CV_RUNTIME>(row, 0, a.rowlen, threadIdx.x, blockDim.x, c, m, hist);
+                        clip_scan_values<T, CV_RUNTIME>(row, 0, a.rowlen, threadIdx.x,
+                                                        blockDim.x, c, m, hist);
                         __syncthreads();
                         if (c.moments) {
                             m = block_sum(m);
